@@ -1,2 +1,10 @@
 //! retroclock: a retrograde-analysis solver for the halfmove clock and the 50-move rule.
+//!
+//! Layout: [`position`] reads FENs with unknown fields; [`retract`] generates retractions;
+//! [`rules`] holds the conventions.
 #![deny(missing_docs)]
+
+pub mod position;
+pub mod retract;
+pub mod rules;
+pub mod verify;

@@ -1,0 +1,567 @@
+//! Positions: the fully known [`Position`] the engine works on, and the [`PositionInput`] a user
+//! gives, in which the castling, e.p., clock and fullmove fields may be unknown (`?`).
+
+use std::fmt;
+
+use shakmaty::{
+    Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Position as _, Rank,
+    Role, Setup, Square,
+    zobrist::{Zobrist64, ZobristValue},
+};
+
+/// A position whose every field is known: placement, side to move, castling rights and e.p. square.
+///
+/// * `castling` is the set of rook squares (a1, h1, a8, h8) that still carry a castling right:
+///   the king and that rook have never moved.
+/// * `ep_square` is the e.p. target square when the last move is known to be a pawn's double
+///   step. Predecessors produced by the engine carry it only when an e.p. capture is legal
+///   (the canonical form of a FEN); a user's FEN may give it even when no capture is legal,
+///   and it still means that the last move was that double step.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Position {
+    /// Where the units stand.
+    pub board: Board,
+    /// The side to move.
+    pub turn: Color,
+    /// Rook squares with a castling right.
+    pub castling: Bitboard,
+    /// The e.p. target square, if the last move was a double step.
+    pub ep_square: Option<Square>,
+}
+
+impl Position {
+    /// The initial array, White to move, all castling rights.
+    pub fn initial() -> Position {
+        Position {
+            board: Board::new(),
+            turn: Color::White,
+            castling: Bitboard::CORNERS,
+            ep_square: None,
+        }
+    }
+
+    /// Whether this is the initial array with White to move and every castling right.
+    pub fn is_initial(&self) -> bool {
+        self.turn == Color::White
+            && self.castling == Bitboard::CORNERS
+            && self.ep_square.is_none()
+            && self.board == Board::new()
+    }
+
+    /// The position as a shakmaty setup with the given clocks.
+    pub fn to_setup(&self) -> Setup {
+        let mut setup = Setup::empty();
+        setup.board = self.board.clone();
+        setup.turn = self.turn;
+        setup.castling_rights = self.castling;
+        setup.ep_square = self.ep_square;
+        setup
+    }
+
+    /// Builds a position from a shakmaty setup, ignoring its clocks.
+    pub fn from_setup(setup: &Setup) -> Position {
+        Position {
+            board: setup.board.clone(),
+            turn: setup.turn,
+            castling: setup.castling_rights,
+            ep_square: setup.ep_square,
+        }
+    }
+
+    /// Builds a position from a shakmaty position, with the e.p. square only when a capture is legal.
+    pub fn from_chess(pos: &Chess) -> Position {
+        Position::from_setup(&pos.to_setup(EnPassantMode::Legal))
+    }
+
+    /// The position as a shakmaty position, if shakmaty accepts it (standard castling, every
+    /// validity check on).
+    pub fn to_chess(&self) -> Option<Chess> {
+        Chess::from_setup(self.to_setup(), CastlingMode::Standard).ok()
+    }
+
+    /// The first four FEN fields (placement, side to move, castling, e.p.).
+    pub fn fen4(&self) -> String {
+        let castling = castling_string(self.castling);
+        let ep = self
+            .ep_square
+            .map_or_else(|| "-".to_string(), |sq| sq.to_string());
+        format!(
+            "{} {} {} {}",
+            self.board.board_fen(),
+            self.turn.fold_wb('w', 'b'),
+            castling,
+            ep
+        )
+    }
+
+    /// A 64-bit Zobrist key of the four FEN fields.
+    pub fn zobrist(&self) -> u64 {
+        let mut key = Zobrist64::default();
+        for (sq, piece) in &self.board {
+            key ^= Zobrist64::zobrist_for_piece(sq, piece);
+        }
+        if self.turn == Color::White {
+            key ^= Zobrist64::zobrist_for_white_turn();
+        }
+        for rook in self.castling {
+            let color = if rook.rank() == Rank::First {
+                Color::White
+            } else {
+                Color::Black
+            };
+            let side = if rook.file() == shakmaty::File::A {
+                shakmaty::CastlingSide::QueenSide
+            } else {
+                shakmaty::CastlingSide::KingSide
+            };
+            key ^= Zobrist64::zobrist_for_castling_right(color, side);
+        }
+        if let Some(ep) = self.ep_square {
+            key ^= Zobrist64::zobrist_for_en_passant_file(ep.file());
+        }
+        key.0
+    }
+
+    /// The square of `color`'s king, if there is exactly one.
+    pub fn king(&self, color: Color) -> Option<Square> {
+        let kings = self.board.kings() & self.board.by_color(color);
+        if kings.count() == 1 {
+            kings.first()
+        } else {
+            None
+        }
+    }
+}
+
+/// Writes castling rights in FEN letters (`KQkq` or `-`).
+pub fn castling_string(castling: Bitboard) -> String {
+    let mut s = String::new();
+    for (sq, ch) in [
+        (Square::H1, 'K'),
+        (Square::A1, 'Q'),
+        (Square::H8, 'k'),
+        (Square::A8, 'q'),
+    ] {
+        if castling.contains(sq) {
+            s.push(ch);
+        }
+    }
+    if s.is_empty() {
+        s.push('-');
+    }
+    s
+}
+
+/// A field of a user's FEN that may be unknown (`?`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Field<T> {
+    /// The user gave this value.
+    Known(T),
+    /// The user wrote `?` or left the field out.
+    Unknown,
+}
+
+impl<T: Copy> Field<T> {
+    /// The value, if known.
+    pub fn known(self) -> Option<T> {
+        match self {
+            Field::Known(v) => Some(v),
+            Field::Unknown => None,
+        }
+    }
+}
+
+/// The FEN fields, named for error messages.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum FenField {
+    /// Field 1: piece placement.
+    Placement,
+    /// Field 2: side to move.
+    Turn,
+    /// Field 3: castling rights.
+    Castling,
+    /// Field 4: e.p. target square.
+    EnPassant,
+    /// Field 5: halfmove clock.
+    Halfmove,
+    /// Field 6: fullmove number.
+    Fullmove,
+    /// The FEN as a whole (number of fields).
+    Whole,
+}
+
+impl fmt::Display for FenField {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FenField::Placement => "field 1 (placement)",
+            FenField::Turn => "field 2 (side to move)",
+            FenField::Castling => "field 3 (castling)",
+            FenField::EnPassant => "field 4 (e.p. square)",
+            FenField::Halfmove => "field 5 (halfmove clock)",
+            FenField::Fullmove => "field 6 (fullmove number)",
+            FenField::Whole => "FEN",
+        })
+    }
+}
+
+/// A FEN that cannot be read: which field and what is wrong with it.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct FenError {
+    /// The field at fault.
+    pub field: FenField,
+    /// What is wrong, for a person.
+    pub message: String,
+}
+
+impl fmt::Display for FenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "FEN {}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for FenError {}
+
+fn fen_err(field: FenField, message: impl Into<String>) -> FenError {
+    FenError {
+        field,
+        message: message.into(),
+    }
+}
+
+/// A position as the user gave it: placement and side to move are known; castling, e.p., clock
+/// and fullmove may be unknown. The clock and fullmove fields are claims about the history,
+/// which the clock solver judges; they are never capped.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct PositionInput {
+    /// Where the units stand.
+    pub board: Board,
+    /// The side to move.
+    pub turn: Color,
+    /// Castling rights (rook squares), or unknown.
+    pub castling: Field<Bitboard>,
+    /// The e.p. square (`Known(None)` for `-`), or unknown.
+    pub ep_square: Field<Option<Square>>,
+    /// The halfmove clock claimed by the FEN, or unknown.
+    pub halfmove_clock: Field<u64>,
+    /// The fullmove number claimed by the FEN, or unknown.
+    pub fullmove: Field<u64>,
+}
+
+impl PositionInput {
+    /// Reads a FEN of 4 to 6 fields; `?` marks an unknown castling, e.p., clock or fullmove
+    /// field, and missing trailing fields are unknown.
+    ///
+    /// ```
+    /// use retroclock::position::{PositionInput, Field};
+    /// let p = PositionInput::parse("4k3/8/8/8/8/8/8/4K3 w ? - 120").unwrap();
+    /// assert_eq!(p.halfmove_clock, Field::Known(120));
+    /// assert_eq!(p.fullmove, Field::Unknown);
+    /// assert!(PositionInput::parse("4k3/8/8/8/8/8/8/4K3 x - -").is_err());
+    /// ```
+    pub fn parse(fen: &str) -> Result<PositionInput, FenError> {
+        let fields: Vec<&str> = fen.split_whitespace().collect();
+        if fields.len() < 2 {
+            return Err(fen_err(
+                FenField::Whole,
+                format!(
+                    "expected 4 to 6 fields (placement, side to move, castling, e.p.[, clock, fullmove]), found {}",
+                    fields.len()
+                ),
+            ));
+        }
+        if fields.len() > 6 {
+            return Err(fen_err(
+                FenField::Whole,
+                format!("expected at most 6 fields, found {}", fields.len()),
+            ));
+        }
+        let board = parse_placement(fields[0])?;
+        let turn = match fields[1] {
+            "w" => Color::White,
+            "b" => Color::Black,
+            other => {
+                return Err(fen_err(
+                    FenField::Turn,
+                    format!("expected 'w' or 'b', found '{other}'"),
+                ));
+            }
+        };
+        let castling = match fields.get(2) {
+            None | Some(&"?") => Field::Unknown,
+            Some(s) => Field::Known(parse_castling(s)?),
+        };
+        let ep_square = match fields.get(3) {
+            None | Some(&"?") => Field::Unknown,
+            Some(&"-") => Field::Known(None),
+            Some(s) => Field::Known(Some(parse_ep(s, turn)?)),
+        };
+        let halfmove_clock = parse_number(fields.get(4).copied(), FenField::Halfmove, 0)?;
+        let fullmove = parse_number(fields.get(5).copied(), FenField::Fullmove, 1)?;
+        Ok(PositionInput {
+            board,
+            turn,
+            castling,
+            ep_square,
+            halfmove_clock,
+            fullmove,
+        })
+    }
+
+    /// Every fully known position consistent with this input: unknown castling rights range over
+    /// the rights the placement allows, an unknown e.p. square over "none" and the squares where
+    /// a double step just happened and could be taken e.p.
+    pub fn candidates(&self) -> Vec<Position> {
+        let castlings: Vec<Bitboard> = match self.castling {
+            Field::Known(c) => vec![c],
+            Field::Unknown => subsets(possible_castling(&self.board)),
+        };
+        let eps: Vec<Option<Square>> = match self.ep_square {
+            Field::Known(e) => vec![e],
+            Field::Unknown => {
+                let mut v = vec![None];
+                let probe = Position {
+                    board: self.board.clone(),
+                    turn: self.turn,
+                    castling: Bitboard::EMPTY,
+                    ep_square: None,
+                };
+                v.extend(
+                    crate::retract::capturable_ep_squares(&probe)
+                        .into_iter()
+                        .map(Some),
+                );
+                v
+            }
+        };
+        let mut out = Vec::new();
+        for &castling in &castlings {
+            for &ep_square in &eps {
+                out.push(Position {
+                    board: self.board.clone(),
+                    turn: self.turn,
+                    castling,
+                    ep_square,
+                });
+            }
+        }
+        out
+    }
+
+    /// The input written back as a FEN, with `?` for unknown fields.
+    pub fn fen(&self) -> String {
+        let castling = match self.castling {
+            Field::Known(c) => castling_string(c),
+            Field::Unknown => "?".to_string(),
+        };
+        let ep = match self.ep_square {
+            Field::Known(Some(sq)) => sq.to_string(),
+            Field::Known(None) => "-".to_string(),
+            Field::Unknown => "?".to_string(),
+        };
+        let num = |f: Field<u64>| f.known().map_or_else(|| "?".to_string(), |n| n.to_string());
+        format!(
+            "{} {} {} {} {} {}",
+            self.board.board_fen(),
+            self.turn.fold_wb('w', 'b'),
+            castling,
+            ep,
+            num(self.halfmove_clock),
+            num(self.fullmove)
+        )
+    }
+}
+
+/// The rook squares whose castling right the placement allows (king and rook at home).
+pub fn possible_castling(board: &Board) -> Bitboard {
+    let mut rights = Bitboard::EMPTY;
+    for color in Color::ALL {
+        let king_home = color.fold_wb(Square::E1, Square::E8);
+        if board.piece_at(king_home) != Some(Role::King.of(color)) {
+            continue;
+        }
+        for rook in [
+            color.fold_wb(Square::A1, Square::A8),
+            color.fold_wb(Square::H1, Square::H8),
+        ] {
+            if board.piece_at(rook) == Some(Role::Rook.of(color)) {
+                rights.add(rook);
+            }
+        }
+    }
+    rights
+}
+
+/// All subsets of a small set of squares.
+pub fn subsets(set: Bitboard) -> Vec<Bitboard> {
+    let mut out = Vec::with_capacity(1 << set.count());
+    let mut sub = 0u64;
+    loop {
+        out.push(Bitboard(sub));
+        sub = sub.wrapping_sub(set.0) & set.0;
+        if sub == 0 {
+            return out;
+        }
+    }
+}
+
+fn parse_placement(s: &str) -> Result<Board, FenError> {
+    let ranks: Vec<&str> = s.split('/').collect();
+    if ranks.len() != 8 {
+        return Err(fen_err(
+            FenField::Placement,
+            format!("expected 8 ranks separated by '/', found {}", ranks.len()),
+        ));
+    }
+    for (i, rank) in ranks.iter().enumerate() {
+        let mut width = 0u32;
+        for ch in rank.chars() {
+            match ch {
+                '1'..='8' => width += ch.to_digit(10).unwrap_or(0),
+                'p' | 'n' | 'b' | 'r' | 'q' | 'k' | 'P' | 'N' | 'B' | 'R' | 'Q' | 'K' => width += 1,
+                other => {
+                    return Err(fen_err(
+                        FenField::Placement,
+                        format!("rank {}: unexpected character '{}'", 8 - i, other),
+                    ));
+                }
+            }
+        }
+        if width != 8 {
+            return Err(fen_err(
+                FenField::Placement,
+                format!("rank {} covers {} squares instead of 8", 8 - i, width),
+            ));
+        }
+    }
+    Board::from_ascii_board_fen(s.as_bytes())
+        .map_err(|e| fen_err(FenField::Placement, format!("invalid placement: {e}")))
+}
+
+fn parse_castling(s: &str) -> Result<Bitboard, FenError> {
+    if s == "-" {
+        return Ok(Bitboard::EMPTY);
+    }
+    let mut rights = Bitboard::EMPTY;
+    for ch in s.chars() {
+        let sq = match ch {
+            'K' => Square::H1,
+            'Q' => Square::A1,
+            'k' => Square::H8,
+            'q' => Square::A8,
+            other => {
+                return Err(fen_err(
+                    FenField::Castling,
+                    format!("unexpected character '{other}' (expected K, Q, k, q, '-' or '?')"),
+                ));
+            }
+        };
+        if rights.contains(sq) {
+            return Err(fen_err(
+                FenField::Castling,
+                format!("right '{ch}' given twice"),
+            ));
+        }
+        rights.add(sq);
+    }
+    Ok(rights)
+}
+
+fn parse_ep(s: &str, turn: Color) -> Result<Square, FenError> {
+    let sq = Square::from_ascii(s.as_bytes()).map_err(|_| {
+        fen_err(
+            FenField::EnPassant,
+            format!("'{s}' is not a square (expected e.g. e3, '-' or '?')"),
+        )
+    })?;
+    let expected = turn.fold_wb(Rank::Sixth, Rank::Third);
+    if sq.rank() != expected {
+        return Err(fen_err(
+            FenField::EnPassant,
+            format!(
+                "{} to move: an e.p. square must be on rank {}, found {}",
+                turn.fold_wb("White", "Black"),
+                turn.fold_wb(6, 3),
+                sq
+            ),
+        ));
+    }
+    Ok(sq)
+}
+
+fn parse_number(s: Option<&str>, field: FenField, min: u64) -> Result<Field<u64>, FenError> {
+    match s {
+        None | Some("?") => Ok(Field::Unknown),
+        Some(s) => {
+            let n: u64 = s.parse().map_err(|_| {
+                fen_err(
+                    field,
+                    format!("'{s}' is not a non-negative whole number (or '?')"),
+                )
+            })?;
+            if n < min {
+                return Err(fen_err(field, format!("must be at least {min}, found {n}")));
+            }
+            Ok(Field::Known(n))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_full_and_partial_fens() {
+        let p = PositionInput::parse("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1")
+            .unwrap();
+        assert_eq!(p.ep_square, Field::Known(Some(Square::E3)));
+        assert_eq!(p.castling, Field::Known(Bitboard::CORNERS));
+        assert_eq!(p.halfmove_clock, Field::Known(0));
+        let q = PositionInput::parse("4k3/8/8/8/8/8/8/4K3 w").unwrap();
+        assert_eq!(q.castling, Field::Unknown);
+        assert_eq!(q.ep_square, Field::Unknown);
+        let r = PositionInput::parse("4k3/8/8/8/8/8/8/4K3 w - - 300 ?").unwrap();
+        assert_eq!(r.halfmove_clock, Field::Known(300));
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let cases = [
+            ("4k3/8/8/8/8/8/8/4K3", FenField::Whole),
+            ("4k3/8/8/8/8/8/4K3 w - -", FenField::Placement),
+            ("4k3/8/8/8/8/8/8/4K2 w - -", FenField::Placement),
+            ("4k3/8/8/8/8/8/8/4X3 w - -", FenField::Placement),
+            ("4k3/8/8/8/8/8/8/4K3 white - -", FenField::Turn),
+            ("4k3/8/8/8/8/8/8/4K3 w KX -", FenField::Castling),
+            ("4k3/8/8/8/8/8/8/4K3 w KK -", FenField::Castling),
+            ("4k3/8/8/8/8/8/8/4K3 w - e3", FenField::EnPassant),
+            ("4k3/8/8/8/8/8/8/4K3 w - z9", FenField::EnPassant),
+            ("4k3/8/8/8/8/8/8/4K3 w - - -1", FenField::Halfmove),
+            ("4k3/8/8/8/8/8/8/4K3 w - - 0 0", FenField::Fullmove),
+            ("4k3/8/8/8/8/8/8/4K3 w - - 0 1 x", FenField::Whole),
+        ];
+        for (fen, field) in cases {
+            let err = PositionInput::parse(fen).unwrap_err();
+            assert_eq!(err.field, field, "{fen}: {err}");
+        }
+    }
+
+    #[test]
+    fn unknown_castling_ranges_over_consistent_rights() {
+        let p = PositionInput::parse("r3k3/8/8/8/8/8/8/R3K2R w ? -").unwrap();
+        let c = p.candidates();
+        // White: a1, h1 (4 subsets); Black: a8 (2 subsets).
+        assert_eq!(c.len(), 8);
+    }
+
+    #[test]
+    fn fen4_round_trips() {
+        let p = Position::initial();
+        assert_eq!(
+            p.fen4(),
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -"
+        );
+        assert!(p.is_initial());
+        assert_eq!(p.zobrist(), Position::initial().zobrist());
+    }
+}

@@ -1,0 +1,758 @@
+//! Where retractions are generated: every legal predecessor of a position, with the move that
+//! was taken back, and nothing else.
+//!
+//! A *retraction* takes back the last move, made by the side not to move. The generator here
+//! enumerates the geometric candidates (quiet moves, pawn steps and double steps, un-captures,
+//! un-promotions with and without capture, e.p. captures, un-castling) and keeps a predecessor
+//! only when it is a valid position in which the forward move is legal and gives back exactly
+//! the position: the side not to move in the predecessor is not in check, the checks on the side
+//! to move are possible (at most two checkers, never aligned, at most one stepper, and with an
+//! e.p. square explained by that double step), the material is possible
+//! ([`crate::legality::material_reasons`]) and castling rights are consistent.
+//!
+//! Castling rights: a right in the position freezes that king and rook, so none of their moves
+//! can be taken back. A retracted move that could have removed a right (the king or a rook
+//! leaving its original square, a capture on a rook's original square, castling) yields one
+//! predecessor per consistent choice of the removed rights.
+//!
+//! E.p.: a position whose e.p. square is given has the double step as its only retraction. A
+//! predecessor carries an e.p. square when the retracted move is an e.p. capture; otherwise the
+//! predecessor is produced without one and, in addition, once for every square on which the move
+//! before it may have been a double step that could be taken e.p. (the canonical FEN of such a
+//! predecessor differs).
+
+use std::fmt;
+
+use shakmaty::{
+    Bitboard, Board, CastlingMode, Color, Move, Piece, Rank, Role, Square, attacks, uci::UciMove,
+};
+
+use crate::{position::Position, rules::Convention};
+
+/// What kind of move a retraction takes back.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RetractionKind {
+    /// A piece move (not a pawn) that captured nothing.
+    Quiet,
+    /// A pawn's single step forward.
+    PawnStep,
+    /// A pawn's double step from its original rank.
+    PawnDoubleStep,
+    /// A capture (by any unit, pawns included) other than e.p. and promotion: a unit is put back.
+    Uncapture,
+    /// A promotion without capture: the piece turns back into a pawn.
+    Unpromotion,
+    /// A promotion with capture: the piece turns back into a pawn and a unit is put back.
+    UnpromotionUncapture,
+    /// An e.p. capture.
+    EnPassant,
+    /// Castling.
+    Uncastling,
+}
+
+impl RetractionKind {
+    /// The name used in output (`quiet`, `pawn_step`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            RetractionKind::Quiet => "quiet",
+            RetractionKind::PawnStep => "pawn_step",
+            RetractionKind::PawnDoubleStep => "pawn_double_step",
+            RetractionKind::Uncapture => "uncapture",
+            RetractionKind::Unpromotion => "unpromotion",
+            RetractionKind::UnpromotionUncapture => "unpromotion_uncapture",
+            RetractionKind::EnPassant => "en_passant",
+            RetractionKind::Uncastling => "uncastling",
+        }
+    }
+}
+
+impl fmt::Display for RetractionKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One legal retraction: the move taken back and the predecessor it leads to.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Retraction {
+    /// What kind of move was taken back.
+    pub kind: RetractionKind,
+    /// The forward move, as played from the predecessor.
+    pub mv: Move,
+    /// The position before the move.
+    pub predecessor: Position,
+}
+
+impl Retraction {
+    /// Whether the forward move resets the halfmove count under `convention`: captures and pawn
+    /// moves always, castling under the retro convention.
+    pub fn is_reset(&self, convention: Convention) -> bool {
+        match self.kind {
+            RetractionKind::Quiet => false,
+            RetractionKind::Uncastling => convention.castling_resets(),
+            _ => true,
+        }
+    }
+
+    /// The role put back on the board, if the forward move captured.
+    pub fn uncaptured(&self) -> Option<Role> {
+        self.mv.capture()
+    }
+
+    /// The forward move in UCI, castling written as the king's move (e1g1).
+    pub fn uci(&self) -> String {
+        UciMove::from_move(self.mv, CastlingMode::Standard).to_string()
+    }
+}
+
+/// Every legal retraction from `pos`, in a fixed order.
+///
+/// A position with a wrong number of kings, or whose side not to move is in check, has none.
+pub fn retractions(pos: &Position) -> Vec<Retraction> {
+    let mut out = Vec::new();
+    for_each_retraction(pos, |r| out.push(r));
+    out
+}
+
+/// Calls `f` with every legal retraction from `pos` (see [`retractions`]).
+pub fn for_each_retraction(pos: &Position, mut f: impl FnMut(Retraction)) {
+    let Some(generator) = Generator::new(pos) else {
+        return;
+    };
+    generator.run(&mut f);
+}
+
+/// The squares on which the side to move could take e.p. if the last move had been the double
+/// step of the pawn in front of it: the candidates for an unknown e.p. field.
+pub fn capturable_ep_squares(pos: &Position) -> Vec<Square> {
+    ep_variants(pos)
+}
+
+struct Generator<'a> {
+    pos: &'a Position,
+    /// The side that made the last move and now takes it back.
+    us: Color,
+    our_king: Square,
+    their_king: Square,
+}
+
+/// Which units of a colour may be put back, and whether that colour may un-promote.
+struct Allowance {
+    uncapture: [bool; 5],
+    unpromote: bool,
+}
+
+const UNCAPTURE_ROLES: [Role; 5] = [
+    Role::Pawn,
+    Role::Knight,
+    Role::Bishop,
+    Role::Rook,
+    Role::Queen,
+];
+
+impl<'a> Generator<'a> {
+    fn new(pos: &'a Position) -> Option<Generator<'a>> {
+        let us = !pos.turn;
+        let our_king = pos.king(us)?;
+        let their_king = pos.king(pos.turn)?;
+        // The side that just moved cannot be in check.
+        if attackers(&pos.board, our_king, pos.turn, pos.board.occupied()).any() {
+            return None;
+        }
+        Some(Generator {
+            pos,
+            us,
+            our_king,
+            their_king,
+        })
+    }
+
+    fn run(&self, f: &mut dyn FnMut(Retraction)) {
+        let board = &self.pos.board;
+        if let Some(ep) = self.pos.ep_square {
+            self.double_step_into(ep, f);
+            return;
+        }
+        let them = self.pos.turn;
+        let allowance = allowance(board, them);
+        let empty = !board.occupied();
+        let our_rights =
+            self.pos.castling & Bitboard::from_rank(self.us.fold_wb(Rank::First, Rank::Eighth));
+        for to in board.by_color(self.us) {
+            if self.pos.castling.contains(to) {
+                continue; // a rook with a castling right never moved
+            }
+            let Some(role) = board.role_at(to) else {
+                continue;
+            };
+            if role == Role::King && our_rights.any() {
+                continue; // a king with a castling right never moved
+            }
+            match role {
+                Role::Pawn => self.pawn(to, empty, &allowance, f),
+                _ => {
+                    let froms = attacks::attacks(to, role.of(self.us), board.occupied()) & empty;
+                    for from in froms {
+                        self.piece_move(role, from, to, None, RetractionKind::Quiet, f);
+                        for (i, &cap) in UNCAPTURE_ROLES.iter().enumerate() {
+                            if allowance.uncapture[i]
+                                && !(cap == Role::Pawn && Bitboard::BACKRANKS.contains(to))
+                            {
+                                self.piece_move(
+                                    role,
+                                    from,
+                                    to,
+                                    Some(cap),
+                                    RetractionKind::Uncapture,
+                                    f,
+                                );
+                            }
+                        }
+                    }
+                    if role != Role::King && to.rank() == self.us.fold_wb(Rank::Eighth, Rank::First)
+                    {
+                        self.unpromotion(role, to, empty, &allowance, f);
+                    }
+                }
+            }
+        }
+        if our_rights.is_empty() {
+            self.uncastling(f);
+        }
+    }
+
+    /// The forward direction of our pawns, as a square offset.
+    fn forward(&self) -> i32 {
+        self.us.fold_wb(8, -8)
+    }
+
+    fn pawn(
+        &self,
+        to: Square,
+        empty: Bitboard,
+        allowance: &Allowance,
+        f: &mut dyn FnMut(Retraction),
+    ) {
+        let fwd = self.forward();
+        let Some(behind) = to.offset(-fwd) else {
+            return;
+        };
+        let second = self.us.fold_wb(Rank::Second, Rank::Seventh);
+        let fourth = self.us.fold_wb(Rank::Fourth, Rank::Fifth);
+        let sixth = self.us.fold_wb(Rank::Sixth, Rank::Third);
+        // Single step: the origin must not be on our first rank.
+        if empty.contains(behind) && !Bitboard::BACKRANKS.contains(behind) {
+            self.simple(
+                Role::Pawn,
+                behind,
+                to,
+                None,
+                None,
+                RetractionKind::PawnStep,
+                f,
+            );
+        }
+        // Double step.
+        if to.rank() == fourth && empty.contains(behind) {
+            if let Some(origin) = behind.offset(-fwd) {
+                // With no e.p. square given, the double step must not have allowed a legal
+                // e.p. capture (the FEN would then show the square).
+                if empty.contains(origin)
+                    && origin.rank() == second
+                    && !ep_variants(self.pos).contains(&behind)
+                {
+                    self.simple(
+                        Role::Pawn,
+                        origin,
+                        to,
+                        None,
+                        None,
+                        RetractionKind::PawnDoubleStep,
+                        f,
+                    );
+                }
+            }
+        }
+        // Captures, including e.p.
+        for from in attacks::pawn_attacks(!self.us, to) & empty {
+            if Bitboard::BACKRANKS.contains(from) {
+                continue;
+            }
+            for (i, &cap) in UNCAPTURE_ROLES.iter().enumerate() {
+                if allowance.uncapture[i] {
+                    self.simple(
+                        Role::Pawn,
+                        from,
+                        to,
+                        Some(cap),
+                        None,
+                        RetractionKind::Uncapture,
+                        f,
+                    );
+                }
+            }
+            if to.rank() == sixth && allowance.uncapture[0] {
+                self.en_passant(from, to, empty, f);
+            }
+        }
+    }
+
+    fn en_passant(&self, from: Square, to: Square, empty: Bitboard, f: &mut dyn FnMut(Retraction)) {
+        let fwd = self.forward();
+        let (Some(captured_sq), Some(their_origin)) = (to.offset(-fwd), to.offset(fwd)) else {
+            return;
+        };
+        if !empty.contains(captured_sq) || !empty.contains(their_origin) {
+            return;
+        }
+        let mut board = self.pos.board.clone();
+        board.discard_piece_at(to);
+        board.set_piece_at(from, Role::Pawn.of(self.us));
+        board.set_piece_at(captured_sq, Role::Pawn.of(!self.us));
+        let pred = Position {
+            board,
+            turn: self.us,
+            castling: self.pos.castling,
+            ep_square: Some(to),
+        };
+        if self.valid(&pred, true) {
+            f(Retraction {
+                kind: RetractionKind::EnPassant,
+                mv: Move::EnPassant { from, to },
+                predecessor: pred,
+            });
+        }
+    }
+
+    fn unpromotion(
+        &self,
+        role: Role,
+        to: Square,
+        empty: Bitboard,
+        allowance: &Allowance,
+        f: &mut dyn FnMut(Retraction),
+    ) {
+        if !allowance_of(&self.pos.board, self.us).unpromote {
+            return;
+        }
+        let fwd = self.forward();
+        let Some(behind) = to.offset(-fwd) else {
+            return;
+        };
+        if empty.contains(behind) {
+            self.simple(
+                Role::Pawn,
+                behind,
+                to,
+                None,
+                Some(role),
+                RetractionKind::Unpromotion,
+                f,
+            );
+        }
+        for from in attacks::pawn_attacks(!self.us, to) & empty {
+            for (i, &cap) in UNCAPTURE_ROLES.iter().enumerate() {
+                if allowance.uncapture[i] && cap != Role::Pawn {
+                    self.simple(
+                        Role::Pawn,
+                        from,
+                        to,
+                        Some(cap),
+                        Some(role),
+                        RetractionKind::UnpromotionUncapture,
+                        f,
+                    );
+                }
+            }
+        }
+    }
+
+    /// A piece (not a pawn) moved from `from` to `to`, maybe capturing `cap`.
+    fn piece_move(
+        &self,
+        role: Role,
+        from: Square,
+        to: Square,
+        cap: Option<Role>,
+        kind: RetractionKind,
+        f: &mut dyn FnMut(Retraction),
+    ) {
+        self.simple(role, from, to, cap, None, kind, f);
+    }
+
+    /// Builds the predecessor of a normal move and emits it with every consistent choice of
+    /// castling rights and e.p. square.
+    #[allow(clippy::too_many_arguments)]
+    fn simple(
+        &self,
+        role: Role,
+        from: Square,
+        to: Square,
+        capture: Option<Role>,
+        promotion: Option<Role>,
+        kind: RetractionKind,
+        f: &mut dyn FnMut(Retraction),
+    ) {
+        let mut board = self.pos.board.clone();
+        board.discard_piece_at(to);
+        board.set_piece_at(from, role.of(self.us));
+        if let Some(cap) = capture {
+            board.set_piece_at(to, cap.of(!self.us));
+        }
+        // Rights the move may have removed.
+        let mut optional = Bitboard::EMPTY;
+        let our_back = self.us.fold_wb(Rank::First, Rank::Eighth);
+        let our_king_home = Square::from_coords(shakmaty::File::E, our_back);
+        if role == Role::King && from == our_king_home {
+            for rook in [
+                Square::from_coords(shakmaty::File::A, our_back),
+                Square::from_coords(shakmaty::File::H, our_back),
+            ] {
+                if board.piece_at(rook) == Some(Role::Rook.of(self.us)) {
+                    optional.add(rook);
+                }
+            }
+        }
+        if role == Role::Rook
+            && from.rank() == our_back
+            && (from.file() == shakmaty::File::A || from.file() == shakmaty::File::H)
+            && board.piece_at(our_king_home) == Some(Role::King.of(self.us))
+        {
+            optional.add(from);
+        }
+        if capture == Some(Role::Rook) {
+            let their_back = (!self.us).fold_wb(Rank::First, Rank::Eighth);
+            let their_king_home = Square::from_coords(shakmaty::File::E, their_back);
+            if to.rank() == their_back
+                && (to.file() == shakmaty::File::A || to.file() == shakmaty::File::H)
+                && board.piece_at(their_king_home) == Some(Role::King.of(!self.us))
+            {
+                optional.add(to);
+            }
+        }
+        let mv = Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        };
+        let material_changed = capture.is_some() || promotion.is_some();
+        self.emit(
+            board,
+            self.pos.castling,
+            optional,
+            material_changed,
+            kind,
+            mv,
+            f,
+        );
+    }
+
+    /// Emits the predecessor `board` (our side to move) once per subset of `optional` rights
+    /// added to `required`, and once more per e.p. square it may carry.
+    #[allow(clippy::too_many_arguments)]
+    fn emit(
+        &self,
+        board: Board,
+        required: Bitboard,
+        optional: Bitboard,
+        material_changed: bool,
+        kind: RetractionKind,
+        mv: Move,
+        f: &mut dyn FnMut(Retraction),
+    ) {
+        let base = Position {
+            board,
+            turn: self.us,
+            castling: required,
+            ep_square: None,
+        };
+        if !self.valid(&base, material_changed) {
+            return;
+        }
+        let eps = ep_variants(&base);
+        for extra in crate::position::subsets(optional) {
+            let castling = required | extra;
+            let pred = Position {
+                castling,
+                ..base.clone()
+            };
+            for &ep in &eps {
+                let with_ep = Position {
+                    ep_square: Some(ep),
+                    ..pred.clone()
+                };
+                f(Retraction {
+                    kind,
+                    mv,
+                    predecessor: with_ep,
+                });
+            }
+            f(Retraction {
+                kind,
+                mv,
+                predecessor: pred,
+            });
+        }
+    }
+
+    /// The double step that ended on the square in front of `ep` (the only retraction when the
+    /// e.p. square is given).
+    fn double_step_into(&self, ep: Square, f: &mut dyn FnMut(Retraction)) {
+        let fwd = self.forward();
+        let (Some(to), Some(origin)) = (ep.offset(fwd), ep.offset(-fwd)) else {
+            return;
+        };
+        let board = &self.pos.board;
+        if ep.rank() != self.us.fold_wb(Rank::Third, Rank::Sixth)
+            || board.piece_at(to) != Some(Role::Pawn.of(self.us))
+            || board.occupied().contains(ep)
+            || board.occupied().contains(origin)
+        {
+            return;
+        }
+        let mut pred_board = board.clone();
+        pred_board.discard_piece_at(to);
+        pred_board.set_piece_at(origin, Role::Pawn.of(self.us));
+        let mv = Move::Normal {
+            role: Role::Pawn,
+            from: origin,
+            capture: None,
+            to,
+            promotion: None,
+        };
+        let our_rights = self.pos.castling;
+        self.emit(
+            pred_board,
+            our_rights,
+            Bitboard::EMPTY,
+            false,
+            RetractionKind::PawnDoubleStep,
+            mv,
+            f,
+        );
+    }
+
+    fn uncastling(&self, f: &mut dyn FnMut(Retraction)) {
+        let board = &self.pos.board;
+        let back = self.us.fold_wb(Rank::First, Rank::Eighth);
+        let sq = |file| Square::from_coords(file, back);
+        use shakmaty::File::{A, B, C, D, E, F, G, H};
+        // (king after, rook after, rook origin, squares the king crosses incl. start, empty squares in between)
+        let wings = [
+            (
+                sq(G),
+                sq(F),
+                sq(H),
+                [sq(E), sq(F), sq(G)],
+                Bitboard::EMPTY,
+                sq(A),
+            ),
+            (
+                sq(C),
+                sq(D),
+                sq(A),
+                [sq(E), sq(D), sq(C)],
+                Bitboard::from_square(sq(B)),
+                sq(H),
+            ),
+        ];
+        for (king_after, rook_after, rook_origin, crossed, extra_empty, other_rook) in wings {
+            if self.our_king != king_after
+                || board.piece_at(rook_after) != Some(Role::Rook.of(self.us))
+                || board.occupied().contains(sq(E))
+                || board.occupied().contains(rook_origin)
+                || (board.occupied() & extra_empty).any()
+            {
+                continue;
+            }
+            let mut pred = board.clone();
+            pred.discard_piece_at(king_after);
+            pred.discard_piece_at(rook_after);
+            pred.set_piece_at(sq(E), Role::King.of(self.us));
+            pred.set_piece_at(rook_origin, Role::Rook.of(self.us));
+            let occupied = pred.occupied();
+            if crossed
+                .iter()
+                .any(|&s| attackers(&pred, s, !self.us, occupied).any())
+            {
+                continue;
+            }
+            let mut optional = Bitboard::EMPTY;
+            if pred.piece_at(other_rook) == Some(Role::Rook.of(self.us)) {
+                optional.add(other_rook);
+            }
+            let mv = Move::Castle {
+                king: sq(E),
+                rook: rook_origin,
+            };
+            self.emit(
+                pred,
+                self.pos.castling | Bitboard::from_square(rook_origin),
+                optional,
+                false,
+                RetractionKind::Uncastling,
+                mv,
+                f,
+            );
+        }
+    }
+
+    /// Whether `pred` (our side to move, e.p. square as given) is a valid position.
+    fn valid(&self, pred: &Position, material_changed: bool) -> bool {
+        let board = &pred.board;
+        let occupied = board.occupied();
+        // The opponent (not to move in the predecessor) is not in check. Our king may have moved.
+        let their_king = self.their_king;
+        if attackers(board, their_king, self.us, occupied).any() {
+            return false;
+        }
+        let our_king = (board.kings() & board.by_color(self.us))
+            .first()
+            .unwrap_or(self.our_king);
+        let checkers = attackers(board, our_king, !self.us, occupied);
+        if !checks_possible(board, our_king, checkers, pred.ep_square, !self.us) {
+            return false;
+        }
+        if material_changed && !material_possible(board) {
+            return false;
+        }
+        true
+    }
+}
+
+/// Squares attacked... the units of `attacker` that attack `sq` given `occupied`.
+fn attackers(board: &Board, sq: Square, attacker: Color, occupied: Bitboard) -> Bitboard {
+    board.attacks_to(sq, attacker, occupied)
+}
+
+/// Whether the checks on the king at `king` can stand in a position: at most two checkers, two
+/// never aligned with the king, at most one stepper; with an e.p. square, the check must come
+/// from the pawn that just double-stepped or be uncovered by it. `mover` is the side that made
+/// the last move (the checking side).
+fn checks_possible(
+    board: &Board,
+    king: Square,
+    checkers: Bitboard,
+    ep_square: Option<Square>,
+    mover: Color,
+) -> bool {
+    if checkers.is_empty() {
+        return true;
+    }
+    if (checkers & board.steppers()).more_than_one() {
+        return false;
+    }
+    let (Some(a), Some(b)) = (checkers.first(), checkers.last()) else {
+        return true;
+    };
+    if let Some(ep) = ep_square {
+        let fwd = mover.fold_wb(8, -8);
+        let (Some(pushed_to), Some(pushed_from)) = (ep.offset(fwd), ep.offset(-fwd)) else {
+            return false;
+        };
+        if a != b {
+            return false;
+        }
+        if a != pushed_to {
+            let occ = board.occupied().without(pushed_to).with(pushed_from);
+            if board.attacks_to(king, mover, occ).any() {
+                return false;
+            }
+        }
+        return true;
+    }
+    !(a != b && (checkers.count() > 2 || attacks::aligned(a, king, b)))
+}
+
+/// The material conditions a predecessor must meet after an un-capture or un-promotion.
+fn material_possible(board: &Board) -> bool {
+    Color::ALL.into_iter().all(|c| standard_material(board, c))
+}
+
+/// At most 8 pawns plus promoted extras (beyond Q1 R2 N2 and one bishop per square colour).
+fn standard_material(board: &Board, color: Color) -> bool {
+    let our = board.by_color(color);
+    let extra = (board.queens() & our).count().saturating_sub(1)
+        + (board.rooks() & our).count().saturating_sub(2)
+        + (board.knights() & our).count().saturating_sub(2)
+        + (board.bishops() & our & Bitboard::LIGHT_SQUARES)
+            .count()
+            .saturating_sub(1)
+        + (board.bishops() & our & Bitboard::DARK_SQUARES)
+            .count()
+            .saturating_sub(1);
+    (board.pawns() & our).count() + extra <= 8
+}
+
+/// Which units of `color` may be put back on the board, judged on the material alone.
+fn allowance(board: &Board, color: Color) -> Allowance {
+    allowance_of(board, color)
+}
+
+fn allowance_of(board: &Board, color: Color) -> Allowance {
+    let mut uncapture = [false; 5];
+    for (i, &role) in UNCAPTURE_ROLES.iter().enumerate() {
+        // Put one unit of the role back on a square of either colour and see whether the
+        // material stays possible (bishops: one of the two square colours suffices here; the
+        // predecessor is checked again with the real square).
+        let mut probe = board.clone();
+        let free = !board.occupied() & !Bitboard::BACKRANKS;
+        let Some(sq) = free.first() else {
+            continue;
+        };
+        probe.set_piece_at(sq, role.of(color));
+        uncapture[i] = standard_material(&probe, color) || role == Role::Bishop;
+    }
+    let our = board.by_color(color);
+    let unpromote = (board.pawns() & our).count() < 8;
+    Allowance {
+        uncapture,
+        unpromote,
+    }
+}
+
+/// The e.p. squares a predecessor (side to move `pos.turn`) may carry: the opponent's pawn on
+/// its fourth rank with both squares behind empty, and a legal e.p. capture available.
+fn ep_variants(pos: &Position) -> Vec<Square> {
+    let mover = !pos.turn; // made the double step
+    let board = &pos.board;
+    let fourth = mover.fold_wb(Rank::Fourth, Rank::Fifth);
+    let their_pawns = board.pawns() & board.by_color(pos.turn);
+    let candidates = board.pawns() & board.by_color(mover) & Bitboard::from_rank(fourth);
+    let mut out = Vec::new();
+    if candidates.is_empty() {
+        return out;
+    }
+    let fwd = mover.fold_wb(8, -8);
+    for pawn in candidates {
+        let (Some(ep), Some(origin)) = (pawn.offset(-fwd), pawn.offset(-2 * fwd)) else {
+            continue;
+        };
+        if board.occupied().contains(ep) || board.occupied().contains(origin) {
+            continue;
+        }
+        if (attacks::pawn_attacks(mover, ep) & their_pawns).is_empty() {
+            continue;
+        }
+        let probe = Position {
+            ep_square: Some(ep),
+            ..pos.clone()
+        };
+        if let Some(chess) = probe.to_chess() {
+            use shakmaty::{EnPassantMode, Position as _};
+            if chess.ep_square(EnPassantMode::Legal) == Some(ep) {
+                out.push(ep);
+            }
+        }
+    }
+    out
+}
+
+/// A unit of the given piece kind, for readability in callers.
+#[allow(dead_code)]
+fn piece(role: Role, color: Color) -> Piece {
+    role.of(color)
+}
