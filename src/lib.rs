@@ -4,6 +4,7 @@
 //! [`rules`] holds the conventions.
 #![deny(missing_docs)]
 
+pub mod format;
 pub mod position;
 pub mod retract;
 pub mod rules;
