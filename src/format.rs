@@ -4,7 +4,13 @@
 use serde_json::{Value, json};
 use shakmaty::san::SanPlus;
 
-use crate::{position::Position, retract::Retraction, rules::Convention};
+use crate::{
+    clock::{Certificate, ClockAnswer, MaxClock, OriginEvidence, Standing},
+    position::Position,
+    retract::Retraction,
+    rules::Convention,
+    verdict::Answer,
+};
 
 /// The SAN of a retraction's forward move, played from its predecessor.
 pub fn retraction_san(r: &Retraction) -> String {
@@ -62,4 +68,257 @@ pub fn retractions_human(pos: &Position, rs: &[Retraction], convention: Conventi
         ));
     }
     out
+}
+
+/// The clock part of an answer as JSON.
+fn clock_json(c: &ClockAnswer) -> Value {
+    let (max, unbounded, at_least) = match c.max {
+        MaxClock::Bounded(m) => (Some(m), false, Some(m)),
+        MaxClock::Unbounded => (None, true, None),
+        MaxClock::Unknown { at_least } => (None, false, at_least),
+    };
+    json!({
+        "min": c.min,
+        "min_lower_bound": c.min_lower_bound,
+        "max": max,
+        "max_at_least": at_least,
+        "unbounded": unbounded,
+        "complete": c.complete,
+        "parity": parity_name(c.parities),
+        "values": c.values,
+        "values_limit": c.values_limit,
+        "fullmove_bound": c.fullmove_bound,
+        "standing": standing_name(&c.standing),
+    })
+}
+
+fn parity_name(p: [bool; 2]) -> &'static str {
+    match p {
+        [true, true] => "both",
+        [true, false] => "even",
+        [false, true] => "odd",
+        [false, false] => "none",
+    }
+}
+
+fn standing_name(s: &Standing) -> &'static str {
+    match s {
+        Standing::Illegal(_) => "illegal",
+        Standing::NoHistory => "no_history",
+        Standing::Possible => "possible",
+        Standing::Undecided => "undecided",
+    }
+}
+
+fn evidence_text(e: OriginEvidence) -> String {
+    match e {
+        OriginEvidence::InitialArray => "the game's start (initial array, clock 0)".to_string(),
+        OriginEvidence::FromInitialArray => {
+            "a reset move played from the initial array".to_string()
+        }
+        OriginEvidence::RetractionChain { depth } => format!(
+            "a reset from a position that passes the static checks and has a legal retraction chain {depth} plies deep (witnessed, not a proof game)"
+        ),
+    }
+}
+
+fn certificate_json(c: &Certificate) -> Value {
+    json!({
+        "clock": c.clock,
+        "start": c.start.fen4(),
+        "moves": c.san,
+        "origin": evidence_text(c.evidence),
+        "level": match c.evidence {
+            OriginEvidence::InitialArray | OriginEvidence::FromInitialArray => "certified",
+            OriginEvidence::RetractionChain { .. } => "witnessed",
+        },
+    })
+}
+
+/// An answer as one JSON object (see the README for the fields).
+pub fn answer_json(a: &Answer, threads: usize) -> Value {
+    let mut v = json!({
+        "stipulation": a.stipulation.to_string(),
+        "rules": a.rules.name(),
+        "verdict": a.verdict.to_string(),
+        "possibly": a.possibly,
+        "necessarily": a.necessarily,
+        "clock": clock_json(&a.clock),
+        "certificate": a.certificate.as_ref().map(|c| c.san.clone()),
+        "certificate_detail": a.certificate.as_ref().map(certificate_json),
+        "shortest": a.clock.shortest.as_ref().map(certificate_json),
+        "longest": a.clock.longest.as_ref().map(certificate_json),
+        "notes": a.notes,
+        "chain_depth": a.clock.chain_depth,
+        "stats": {
+            "nodes": a.clock.nodes,
+            "seconds": a.clock.seconds,
+            "threads": threads,
+            "bytes_per_node": a.clock.bytes_per_node,
+            "stopped_by": a.clock.stopped_by,
+        },
+    });
+    if let Some(claim) = &a.claim {
+        v["claim"] = json!({
+            "necessarily": a.necessarily,
+            "possibly": a.possibly,
+            "threshold": claim.threshold,
+            "by_9_3_2": claim.by_9_3_2,
+            "by_9_3_1": claim.by_9_3_1,
+            "announce": claim.announce,
+        });
+    }
+    v
+}
+
+fn line_text(c: &Certificate) -> String {
+    if c.san.is_empty() {
+        return format!("(no move: {})", evidence_text(c.evidence));
+    }
+    let mut s = String::new();
+    let black_first = c.start.turn == shakmaty::Color::Black;
+    let mut n = 1;
+    for (i, san) in c.san.iter().enumerate() {
+        let white = (i % 2 == 0) != black_first;
+        if white {
+            s.push_str(&format!("{n}.{san} "));
+        } else if i == 0 {
+            s.push_str(&format!("{n}...{san} "));
+        } else {
+            s.push_str(&format!("{san} "));
+        }
+        if !white {
+            n += 1;
+        }
+    }
+    format!(
+        "{}\n      from {}\n      origin: {}",
+        s.trim_end(),
+        c.start.fen4(),
+        evidence_text(c.evidence)
+    )
+}
+
+/// An answer explained for a person.
+pub fn answer_human(a: &Answer, threads: usize) -> String {
+    let c = &a.clock;
+    let mut out = String::new();
+    out.push_str(&format!(
+        "{}: {}   (rules: {}{})\n",
+        a.stipulation,
+        a.verdict,
+        a.rules.name(),
+        if a.rules.convention().castling_resets() {
+            ", castling resets the count"
+        } else {
+            ", castling does not reset the count"
+        }
+    ));
+    let yn = |b: Option<bool>| match b {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "unknown",
+    };
+    if a.possibly.is_some() || a.necessarily.is_some() {
+        out.push_str(&format!(
+            "  possibly: {}   necessarily: {}\n",
+            yn(a.possibly),
+            yn(a.necessarily)
+        ));
+    }
+    match &c.standing {
+        Standing::Illegal(_) | Standing::NoHistory => {}
+        _ => {
+            let min = match c.min {
+                Some(m) => format!("{m} (proven)"),
+                None => format!(">= {} (proven lower bound; budget ran out)", c.min_lower_bound),
+            };
+            let max = match c.max {
+                MaxClock::Bounded(m) => format!("{m} (proven)"),
+                MaxClock::Unbounded => "unbounded (a cycle lies on a line to an origin)".to_string(),
+                MaxClock::Unknown { at_least } => match at_least {
+                    Some(m) => format!("unknown, at least {m}"),
+                    None => "unknown".to_string(),
+                },
+            };
+            out.push_str(&format!("  clock: min {min}, max {max}, parity {}\n", parity_name(c.parities)));
+            if let Some(values) = &c.values {
+                let shown: Vec<String> = values.iter().take(40).map(|v| v.to_string()).collect();
+                out.push_str(&format!(
+                    "  values up to {}{}: {}{}\n",
+                    c.values_limit,
+                    if c.complete { "" } else { " (witnessed so far)" },
+                    shown.join(" "),
+                    if values.len() > 40 { " …" } else { "" }
+                ));
+            }
+        }
+    }
+    if let Some(b) = c.fullmove_bound {
+        out.push_str(&format!("  the fullmove number allows a clock of at most {b}\n"));
+    }
+    if let Some(claim) = &a.claim
+        && !claim.announce.is_empty()
+    {
+        out.push_str(&format!(
+            "  moves that a 9.3.1 claim could announce: {}\n",
+            claim.announce.join(" ")
+        ));
+    }
+    for note in &a.notes {
+        out.push_str(&format!("  {note}\n"));
+    }
+    if let Some(s) = &c.shortest {
+        out.push_str(&format!("  shortest line ({} plies): {}\n", s.clock, line_text(s)));
+    }
+    if let Some(l) = &c.longest
+        && c.shortest.as_ref().is_none_or(|s| s.clock != l.clock)
+    {
+        out.push_str(&format!("  longest line ({} plies): {}\n", l.clock, line_text(l)));
+    }
+    if let Some(cert) = &a.certificate
+        && c.shortest.as_ref().is_none_or(|s| s.clock != cert.clock)
+        && c.longest.as_ref().is_none_or(|s| s.clock != cert.clock)
+    {
+        out.push_str(&format!("  witness ({} plies): {}\n", cert.clock, line_text(cert)));
+    }
+    out.push_str(&format!(
+        "  search: {} positions, {}, {:.2} s, {} thread(s), origins need a retraction chain {} deep{}\n",
+        c.nodes,
+        if c.complete { "complete" } else { "incomplete" },
+        c.seconds,
+        threads,
+        c.chain_depth,
+        c.stopped_by.map(|s| format!(", stopped by the {s}")).unwrap_or_default()
+    ));
+    out
+}
+
+/// The explored graph in Graphviz DOT: one node per stored position (labelled with its
+/// distance; origins drawn doubled), one edge per reversible retraction. At most 5,000 nodes.
+pub fn graph_dot(c: &ClockAnswer) -> Option<String> {
+    let graph = c.graph.as_ref()?;
+    let limit = graph.len().min(5000);
+    let mut g = petgraph::graph::DiGraph::<String, ()>::new();
+    let nodes: Vec<_> = (0..limit)
+        .map(|i| {
+            let origin = i < graph.expanded() && graph.origin[i];
+            g.add_node(format!(
+                "{}{}",
+                graph.dist[i],
+                if origin { " origin" } else { "" }
+            ))
+        })
+        .collect();
+    for (i, &from) in nodes.iter().enumerate() {
+        for &j in graph.children(i) {
+            if (j as usize) < limit {
+                g.add_edge(from, nodes[j as usize], ());
+            }
+        }
+    }
+    Some(format!(
+        "{:?}",
+        petgraph::dot::Dot::with_config(&g, &[petgraph::dot::Config::EdgeNoLabel])
+    ))
 }

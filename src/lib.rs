@@ -4,8 +4,12 @@
 //! [`rules`] holds the conventions.
 #![deny(missing_docs)]
 
+pub mod clock;
 pub mod format;
+pub mod legality;
 pub mod position;
 pub mod retract;
 pub mod rules;
+pub mod stipulation;
+pub mod verdict;
 pub mod verify;

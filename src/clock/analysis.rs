@@ -1,0 +1,288 @@
+//! Bounds and value sets drawn from an explored graph: where the clock is decided.
+//!
+//! Every edge of the graph is a real retraction, and every origin passed the necessary
+//! conditions, so:
+//! * the smallest distance to an origin is the proven minimum (breadth-first order);
+//! * when the search is complete, the origins it found are all there are, so a value that no
+//!   walk reaches is proven impossible, and the longest path is the proven maximum;
+//! * a walk of length k ending at an origin witnesses k (with the strength of its origin);
+//! * a cycle on a walk to an origin makes the maximum unbounded.
+
+use super::search::Graph;
+
+/// A set of stored positions, as a bitset over their indices.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct NodeSet(Vec<u64>);
+
+impl NodeSet {
+    fn new(n: usize) -> NodeSet {
+        NodeSet(vec![0; n.div_ceil(64)])
+    }
+    fn insert(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+    fn contains(&self, i: usize) -> bool {
+        self.0[i / 64] >> (i % 64) & 1 == 1
+    }
+    fn is_empty(&self) -> bool {
+        self.0.iter().all(|&w| w == 0)
+    }
+    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(w, &bits)| {
+            let mut b = bits;
+            std::iter::from_fn(move || {
+                if b == 0 {
+                    return None;
+                }
+                let t = b.trailing_zeros() as usize;
+                b &= b - 1;
+                Some(w * 64 + t)
+            })
+        })
+    }
+}
+
+/// The facts about the clock that the graph establishes.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    /// Index of the origin nearest the roots, if any was found.
+    pub nearest_origin: Option<usize>,
+    /// Proven lower bound on every clock value (exact when `nearest_origin` is set).
+    pub min_lower_bound: u64,
+    /// Whether a cycle lies on a walk from the roots to an origin (the maximum is unbounded).
+    pub cycle: bool,
+    /// The longest path from a root to an origin through positions that reach an origin
+    /// (only when there is no such cycle): its length and end.
+    pub longest: Option<(u64, usize)>,
+    /// Whether some root reaches an origin.
+    pub reaches_origin: bool,
+    useful: Vec<bool>,
+    longest_next: Vec<u32>,
+}
+
+impl Analysis {
+    /// Analyses `graph`.
+    pub fn new(graph: &Graph) -> Analysis {
+        let n = graph.len();
+        let expanded = graph.expanded();
+        let nearest_origin = (0..expanded).find(|&i| graph.origin[i]);
+        let min_lower_bound = match nearest_origin {
+            Some(i) => u64::from(graph.dist[i]),
+            None if expanded < n => u64::from(graph.dist[expanded]),
+            None => u64::from(graph.dist.last().copied().unwrap_or(0)) + 1,
+        };
+        // Positions from which an origin is reachable (reverse breadth-first search).
+        let mut reverse_start = vec![0u32; n + 1];
+        for i in 0..expanded {
+            for &j in graph.children(i) {
+                reverse_start[j as usize + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            reverse_start[i + 1] += reverse_start[i];
+        }
+        let mut fill = reverse_start.clone();
+        let mut reverse = vec![0u32; graph.edges.len()];
+        for i in 0..expanded {
+            for &j in graph.children(i) {
+                reverse[fill[j as usize] as usize] = i as u32;
+                fill[j as usize] += 1;
+            }
+        }
+        let mut useful = vec![false; n];
+        let mut stack: Vec<usize> = (0..expanded).filter(|&i| graph.origin[i]).collect();
+        for &i in &stack {
+            useful[i] = true;
+        }
+        while let Some(j) = stack.pop() {
+            for &i in &reverse[reverse_start[j] as usize..reverse_start[j + 1] as usize] {
+                if !useful[i as usize] {
+                    useful[i as usize] = true;
+                    stack.push(i as usize);
+                }
+            }
+        }
+        let roots = graph.roots.len().min(n);
+        let reaches_origin = (0..roots).any(|i| useful[i]);
+        // Kahn's algorithm on the useful part: what is left over lies on a cycle.
+        let mut indegree = vec![0u32; n];
+        for i in 0..expanded {
+            if useful[i] {
+                for &j in graph.children(i) {
+                    if useful[j as usize] {
+                        indegree[j as usize] += 1;
+                    }
+                }
+            }
+        }
+        let mut order: Vec<usize> = (0..n).filter(|&i| useful[i] && indegree[i] == 0).collect();
+        let mut head = 0;
+        while head < order.len() {
+            let i = order[head];
+            head += 1;
+            for &j in graph.children(i) {
+                let j = j as usize;
+                if useful[j] {
+                    indegree[j] -= 1;
+                    if indegree[j] == 0 {
+                        order.push(j);
+                    }
+                }
+            }
+        }
+        let useful_count = useful.iter().filter(|&&u| u).count();
+        let cycle = order.len() < useful_count;
+        let mut longest = None;
+        let mut longest_next = vec![u32::MAX; n];
+        if !cycle && reaches_origin {
+            // Longest path to an origin, in reverse topological order.
+            let mut best = vec![i64::MIN; n];
+            for &i in order.iter().rev() {
+                let mut b = if i < expanded && graph.origin[i] { 0 } else { i64::MIN };
+                for &j in graph.children(i) {
+                    let j = j as usize;
+                    if useful[j] && best[j] != i64::MIN && best[j] + 1 > b {
+                        b = best[j] + 1;
+                        longest_next[i] = j as u32;
+                    }
+                }
+                if b == 0 {
+                    longest_next[i] = u32::MAX;
+                }
+                best[i] = b;
+            }
+            longest = (0..roots)
+                .filter(|&r| best[r] >= 0)
+                .max_by_key(|&r| (best[r], std::cmp::Reverse(r)))
+                .map(|r| (best[r] as u64, r));
+        }
+        Analysis {
+            nearest_origin,
+            min_lower_bound,
+            cycle,
+            longest,
+            reaches_origin,
+            useful,
+            longest_next,
+        }
+    }
+
+    /// The indices along the shortest line from a root to the nearest origin (root first).
+    pub fn shortest_line(&self, graph: &Graph) -> Option<Vec<usize>> {
+        let mut i = self.nearest_origin?;
+        let mut line = vec![i];
+        while graph.parent[i] != u32::MAX {
+            i = graph.parent[i] as usize;
+            line.push(i);
+        }
+        line.reverse();
+        Some(line)
+    }
+
+    /// The indices along the longest line from a root to an origin (root first), when bounded.
+    pub fn longest_line(&self) -> Option<Vec<usize>> {
+        let (_, mut i) = self.longest?;
+        let mut line = vec![i];
+        while self.longest_next[i] != u32::MAX {
+            i = self.longest_next[i] as usize;
+            line.push(i);
+        }
+        Some(line)
+    }
+
+    /// Whether a walk of exactly `k` reversible retractions from a root ends at an origin, and
+    /// the walk (root first) if so. Walks use only positions that reach an origin.
+    ///
+    /// The walk sets repeat from some length on; once a repetition is seen, larger `k` are
+    /// answered from the cycle of sets, so any `k` is cheap on a small graph.
+    pub fn walk_to_origin(&self, graph: &Graph, k: u64) -> Option<Vec<usize>> {
+        let n = graph.len();
+        let expanded = graph.expanded();
+        let mut sets: Vec<NodeSet> = Vec::new();
+        let mut seen: std::collections::HashMap<NodeSet, usize> = std::collections::HashMap::new();
+        let mut current = NodeSet::new(n);
+        for r in 0..graph.roots.len().min(n) {
+            if self.useful[r] {
+                current.insert(r);
+            }
+        }
+        let mut target = k;
+        loop {
+            let step = sets.len() as u64;
+            if let Some(&first) = seen.get(&current) {
+                // Sets repeat with period `step - first`.
+                let period = step - first as u64;
+                if target >= step {
+                    target = first as u64 + (target - first as u64) % period;
+                }
+                break;
+            }
+            if step > target {
+                break;
+            }
+            seen.insert(current.clone(), sets.len());
+            sets.push(current.clone());
+            if current.is_empty() {
+                break;
+            }
+            let mut next = NodeSet::new(n);
+            for i in current.iter() {
+                if i < expanded {
+                    for &j in graph.children(i) {
+                        if self.useful[j as usize] {
+                            next.insert(j as usize);
+                        }
+                    }
+                }
+            }
+            current = next;
+        }
+        let set = sets.get(target as usize)?;
+        let end = set.iter().find(|&i| i < expanded && graph.origin[i])?;
+        // Walk back: at each step pick a parent in the previous set.
+        let mut line = vec![end];
+        let mut cur = end;
+        for step in (0..target as usize).rev() {
+            let prev = sets[step]
+                .iter()
+                .find(|&i| i < expanded && graph.children(i).contains(&(cur as u32)))?;
+            line.push(prev);
+            cur = prev;
+        }
+        line.reverse();
+        Some(line)
+    }
+
+    /// The clock values up to `limit` (inclusive) that some walk to an origin witnesses.
+    pub fn values_up_to(&self, graph: &Graph, limit: u64) -> Vec<u64> {
+        let n = graph.len();
+        let expanded = graph.expanded();
+        let mut out = Vec::new();
+        let mut current = NodeSet::new(n);
+        for r in 0..graph.roots.len().min(n) {
+            if self.useful[r] {
+                current.insert(r);
+            }
+        }
+        for k in 0..=limit {
+            if current.is_empty() {
+                break;
+            }
+            if current.iter().any(|i| i < expanded && graph.origin[i]) {
+                out.push(k);
+            }
+            let mut next = NodeSet::new(n);
+            for i in current.iter() {
+                if i < expanded {
+                    for &j in graph.children(i) {
+                        if self.useful[j as usize] {
+                            next.insert(j as usize);
+                        }
+                    }
+                }
+            }
+            current = next;
+        }
+        out
+    }
+}

@@ -1,0 +1,314 @@
+//! The clock solver: which halfmove-clock values a position allows (SPEC §3: the set H(P)).
+//!
+//! [`search`] explores the graph of reversible retractions, [`origin`] decides which reset
+//! retractions end at a possible origin, [`analysis`] draws the bounds and values from the
+//! graph, and [`solve_clock`] puts them together into a [`ClockAnswer`] with checked
+//! certificates.
+
+pub mod analysis;
+pub mod origin;
+pub mod search;
+
+use std::time::Instant;
+
+use shakmaty::Move;
+
+use crate::{
+    legality,
+    position::{Position, PositionInput},
+    retract::{Retraction, for_each_retraction, retractions},
+    rules::{Convention, Rules},
+    verify,
+};
+
+pub use analysis::Analysis;
+pub use origin::OriginEvidence;
+pub use search::{Budget, Graph, Progress};
+
+/// The largest graph on which the exact set of values is listed.
+const VALUES_GRAPH_LIMIT: usize = 200_000;
+
+/// The upper end of the clock range.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum MaxClock {
+    /// No history is longer than this (proven).
+    Bounded(u64),
+    /// A cycle lies on a line to an origin: every larger value of the right parity is reached
+    /// by going round it.
+    Unbounded,
+    /// The search ran out of budget before deciding; `at_least` is the longest line found.
+    Unknown {
+        /// The largest value witnessed so far.
+        at_least: Option<u64>,
+    },
+}
+
+/// A retraction line as a certificate: the game fragment from the position before the reset
+/// move up to the position, re-checked by [`crate::verify`].
+#[derive(Clone, Debug)]
+pub struct Certificate {
+    /// The clock value this line gives the position.
+    pub clock: u64,
+    /// The position before the reset move (or the position itself when it is the initial array
+    /// and the line is empty).
+    pub start: Position,
+    /// The forward moves, oldest first: the reset move (if any), then the reversible moves.
+    pub moves: Vec<Move>,
+    /// The same moves in SAN, as the replay checker produced them.
+    pub san: Vec<String>,
+    /// Why the start counts as a possible origin.
+    pub evidence: OriginEvidence,
+}
+
+/// Whether the position can have a history at all, as far as the clock solver can tell.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Standing {
+    /// The position fails static necessary conditions (the reasons are listed).
+    Illegal(Vec<String>),
+    /// The whole reversible graph was explored and no origin was found: no legal history.
+    NoHistory,
+    /// Some line reaches an origin that passed the necessary conditions.
+    Possible,
+    /// The budget ran out before any origin was found.
+    Undecided,
+}
+
+/// What the solver established about the clock of a position.
+#[derive(Clone, Debug)]
+pub struct ClockAnswer {
+    /// The rule set the answer is under.
+    pub rules: Rules,
+    /// Whether the position can have a history.
+    pub standing: Standing,
+    /// The proven minimum (exact when `standing` is `Possible`), or the lower bound reached.
+    pub min: Option<u64>,
+    /// A proven lower bound on every value (equals `min` when it is known).
+    pub min_lower_bound: u64,
+    /// The upper end.
+    pub max: MaxClock,
+    /// Whether the reversible graph was explored completely within budget.
+    pub complete: bool,
+    /// The values up to `values_limit` that some line witnesses (exact when complete).
+    pub values: Option<Vec<u64>>,
+    /// The largest value `values` covers.
+    pub values_limit: u64,
+    /// Parities that occur: `[even, odd]`.
+    pub parities: [bool; 2],
+    /// The shortest line.
+    pub shortest: Option<Certificate>,
+    /// The longest line (when the maximum is bounded).
+    pub longest: Option<Certificate>,
+    /// The largest clock the fullmove number allows, when the FEN gives it.
+    pub fullmove_bound: Option<u64>,
+    /// Retraction-chain depth required of origins.
+    pub chain_depth: u32,
+    /// Positions stored.
+    pub nodes: u64,
+    /// Bytes per stored position in the graph.
+    pub bytes_per_node: f64,
+    /// Seconds spent.
+    pub seconds: f64,
+    /// Why the search stopped early, if it did.
+    pub stopped_by: Option<&'static str>,
+    /// The explored graph, kept for further questions (`clock=N`, DOT output).
+    pub graph: Option<Graph>,
+    /// The analysis of the graph.
+    pub analysis: Option<Analysis>,
+}
+
+impl ClockAnswer {
+    /// Whether `k` is a possible clock value: `Some(true)` witnessed, `Some(false)` proven
+    /// impossible, `None` unknown within the budget.
+    pub fn value_possible(&self, k: u64) -> Option<bool> {
+        match self.standing {
+            Standing::Illegal(_) | Standing::NoHistory => return Some(false),
+            Standing::Possible | Standing::Undecided => {}
+        }
+        if k < self.min_lower_bound {
+            return Some(false);
+        }
+        if let MaxClock::Bounded(m) = self.max
+            && k > m
+        {
+            return Some(false);
+        }
+        if let (Some(graph), Some(analysis)) = (&self.graph, &self.analysis) {
+            if analysis.walk_to_origin(graph, k).is_some() {
+                return Some(true);
+            }
+            if self.complete {
+                return Some(false);
+            }
+        }
+        None
+    }
+
+    /// A certificate for value `k`, when one is witnessed.
+    pub fn certificate_for(&self, k: u64, convention: Convention) -> Option<Certificate> {
+        let (graph, analysis) = (self.graph.as_ref()?, self.analysis.as_ref()?);
+        let line = analysis.walk_to_origin(graph, k)?;
+        certificate(graph, &line, convention, self.chain_depth)
+    }
+}
+
+/// Solves the clock question for every position consistent with `input`.
+pub fn solve_clock(
+    input: &PositionInput,
+    rules: Rules,
+    budget: &Budget,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> ClockAnswer {
+    let started = Instant::now();
+    let convention = rules.convention();
+    let fullmove_bound = input
+        .fullmove
+        .known()
+        .map(|f| 2 * (f - 1) + u64::from(input.turn == shakmaty::Color::Black));
+    let mut reasons: Vec<String> = Vec::new();
+    let mut roots = Vec::new();
+    for pos in input.candidates() {
+        let r = legality::static_reasons(&pos.board, pos.turn, pos.castling, pos.ep_square);
+        if r.is_empty() {
+            roots.push(pos);
+        } else {
+            for reason in r {
+                let text = reason.to_string();
+                if !reasons.contains(&text) {
+                    reasons.push(text);
+                }
+            }
+        }
+    }
+    let base = ClockAnswer {
+        rules,
+        standing: Standing::Illegal(reasons),
+        min: None,
+        min_lower_bound: 0,
+        max: MaxClock::Bounded(0),
+        complete: true,
+        values: Some(Vec::new()),
+        values_limit: 0,
+        parities: [false, false],
+        shortest: None,
+        longest: None,
+        fullmove_bound,
+        chain_depth: budget.chain_depth,
+        nodes: 0,
+        bytes_per_node: 0.0,
+        seconds: 0.0,
+        stopped_by: None,
+        graph: None,
+        analysis: None,
+    };
+    if roots.is_empty() {
+        return ClockAnswer {
+            seconds: started.elapsed().as_secs_f64(),
+            ..base
+        };
+    }
+    let graph = search::explore(roots, convention, budget, progress);
+    let analysis = Analysis::new(&graph);
+    let standing = if analysis.nearest_origin.is_some() {
+        Standing::Possible
+    } else if graph.complete {
+        Standing::NoHistory
+    } else {
+        Standing::Undecided
+    };
+    let shortest = analysis
+        .shortest_line(&graph)
+        .and_then(|line| certificate(&graph, &line, convention, budget.chain_depth));
+    let longest = analysis
+        .longest_line()
+        .and_then(|line| certificate(&graph, &line, convention, budget.chain_depth));
+    let max = if standing == Standing::NoHistory {
+        MaxClock::Bounded(0)
+    } else if analysis.cycle {
+        MaxClock::Unbounded
+    } else if graph.complete {
+        match analysis.longest {
+            Some((m, _)) => MaxClock::Bounded(m),
+            None => MaxClock::Bounded(0),
+        }
+    } else {
+        MaxClock::Unknown {
+            at_least: analysis.longest.map(|(m, _)| m),
+        }
+    };
+    let values_limit = 300u64.max(fullmove_bound.unwrap_or(0).min(2000));
+    let values = (graph.len() <= VALUES_GRAPH_LIMIT && analysis.reaches_origin)
+        .then(|| analysis.values_up_to(&graph, values_limit));
+    let mut parities = [false, false];
+    for i in 0..graph.expanded() {
+        if graph.origin[i] {
+            parities[(graph.dist[i] % 2) as usize] = true;
+        }
+    }
+    ClockAnswer {
+        standing,
+        min: analysis.nearest_origin.map(|i| u64::from(graph.dist[i])),
+        min_lower_bound: analysis.min_lower_bound,
+        max,
+        complete: graph.complete,
+        values,
+        values_limit,
+        parities,
+        shortest,
+        longest,
+        nodes: graph.len() as u64,
+        bytes_per_node: graph.bytes_per_node(),
+        seconds: started.elapsed().as_secs_f64(),
+        stopped_by: graph.stopped_by,
+        graph: Some(graph),
+        analysis: Some(analysis),
+        ..base
+    }
+}
+
+/// Rebuilds the positions along `line` (indices, root first, ending at an origin), finds the
+/// reset that makes the last one an origin, and checks the whole line by forward replay.
+fn certificate(
+    graph: &Graph,
+    line: &[usize],
+    convention: Convention,
+    chain_depth: u32,
+) -> Option<Certificate> {
+    let root_key = graph.keys[line[0]];
+    let mut pos = graph.roots.iter().find(|r| r.zobrist() == root_key)?.clone();
+    let target = pos.clone();
+    let mut backward: Vec<Move> = Vec::new();
+    for &next in &line[1..] {
+        let key = graph.keys[next];
+        let r = retractions(&pos)
+            .into_iter()
+            .find(|r| !r.is_reset(convention) && r.predecessor.zobrist() == key)?;
+        backward.push(r.mv);
+        pos = r.predecessor;
+    }
+    // The reset that makes the last position an origin.
+    let (start, evidence, reset) = if pos.is_initial() {
+        (pos.clone(), OriginEvidence::InitialArray, None)
+    } else {
+        let mut found: Option<(Retraction, OriginEvidence)> = None;
+        for_each_retraction(&pos, |r| {
+            if found.is_none() && r.is_reset(convention) {
+                let budget = Budget::default().chain_budget;
+                if let Some(e) = origin::origin_evidence(&r, chain_depth, budget) {
+                    found = Some((r, e));
+                }
+            }
+        });
+        let (r, e) = found?;
+        (r.predecessor.clone(), e, Some(r.mv))
+    };
+    let mut moves: Vec<Move> = reset.into_iter().collect();
+    moves.extend(backward.iter().rev());
+    let san = verify::replay_line(&start, &moves, &target).ok()?;
+    Some(Certificate {
+        clock: (line.len() - 1) as u64,
+        start,
+        moves,
+        san,
+        evidence,
+    })
+}

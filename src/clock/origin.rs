@@ -1,0 +1,64 @@
+//! Reset origins: whether a reset retraction leads to a predecessor that passes the necessary
+//! conditions of legality (the static checks and a legal retraction chain of a given depth).
+
+use crate::{
+    legality,
+    position::Position,
+    retract::{Retraction, for_each_retraction},
+};
+
+/// Why a predecessor counts as a possible origin of the count.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum OriginEvidence {
+    /// The node is the initial array: the game may have started there (clock 0).
+    InitialArray,
+    /// The reset move was played from the initial array.
+    FromInitialArray,
+    /// The predecessor passes the static checks and has a legal retraction chain of this depth.
+    RetractionChain {
+        /// Depth of the chain that was found.
+        depth: u32,
+    },
+}
+
+/// Whether `pos` passes the static checks and has a retraction chain `depth` plies deep in which
+/// every position passes them too. `budget` caps the number of positions generated; running out
+/// counts as "not shown" (the caller treats the candidate as unproven, never as legal).
+pub fn has_chain(pos: &Position, depth: u32, budget: &mut u64) -> bool {
+    if !legality::static_reasons(&pos.board, pos.turn, pos.castling, pos.ep_square).is_empty() {
+        return false;
+    }
+    chain_below(pos, depth, budget)
+}
+
+fn chain_below(pos: &Position, depth: u32, budget: &mut u64) -> bool {
+    if depth == 0 || pos.is_initial() {
+        return true;
+    }
+    let mut found = false;
+    let mut candidates: Vec<Retraction> = Vec::new();
+    for_each_retraction(pos, |r| candidates.push(r));
+    for r in candidates {
+        if *budget == 0 {
+            return false;
+        }
+        *budget -= 1;
+        let q = &r.predecessor;
+        if legality::static_reasons(&q.board, q.turn, q.castling, q.ep_square).is_empty()
+            && chain_below(q, depth - 1, budget)
+        {
+            found = true;
+            break;
+        }
+    }
+    found
+}
+
+/// Decides whether the reset retraction `r` ends at a possible origin, and with what evidence.
+pub fn origin_evidence(r: &Retraction, depth: u32, budget: u64) -> Option<OriginEvidence> {
+    if r.predecessor.is_initial() {
+        return Some(OriginEvidence::FromInitialArray);
+    }
+    let mut budget = budget;
+    has_chain(&r.predecessor, depth, &mut budget).then_some(OriginEvidence::RetractionChain { depth })
+}

@@ -1,0 +1,249 @@
+//! The exploration of the reversible retraction graph: a breadth-first search from the
+//! position, level by level, each level expanded in parallel and merged in a fixed order so
+//! that the graph (and every answer drawn from it) is the same for any number of threads.
+//!
+//! Stored per position: its 64-bit Zobrist key, its distance, its parent, whether it is a
+//! reset origin, and its reversible retractions as indices (a compact adjacency list). Positions
+//! themselves are kept only for the frontier being expanded.
+
+use std::{
+    collections::HashMap,
+    hash::{BuildHasherDefault, Hasher},
+    time::Instant,
+};
+
+use rayon::prelude::*;
+
+use crate::{
+    position::Position,
+    retract::{Retraction, for_each_retraction},
+    rules::Convention,
+};
+
+use super::origin::origin_evidence;
+
+/// A hasher for keys that are already uniformly random (Zobrist keys): it passes them through.
+#[derive(Default)]
+pub struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// A hash map keyed by Zobrist keys.
+pub type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
+
+/// Limits of one search. Running out is an answer (`complete: false`), never an error.
+#[derive(Clone, Debug)]
+pub struct Budget {
+    /// The most positions to store.
+    pub max_nodes: u64,
+    /// Stop expanding at this instant.
+    pub deadline: Option<Instant>,
+    /// Depth of the retraction chain a reset predecessor needs to count as an origin.
+    pub chain_depth: u32,
+    /// Positions generated at most per origin check.
+    pub chain_budget: u64,
+}
+
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget {
+            max_nodes: 2_000_000,
+            deadline: None,
+            chain_depth: 2,
+            chain_budget: 20_000,
+        }
+    }
+}
+
+/// How far a search has come, for a progress display.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Positions stored so far.
+    pub nodes: u64,
+    /// The level (distance from the position) being expanded.
+    pub level: u32,
+}
+
+/// The explored part of the reversible retraction graph.
+#[derive(Clone, Debug)]
+pub struct Graph {
+    /// The starting positions (several when the input leaves castling or e.p. open).
+    pub roots: Vec<Position>,
+    /// Zobrist key of each stored position; roots first, then in breadth-first order.
+    pub keys: Vec<u64>,
+    /// Distance of each position from the nearest root (number of reversible retractions).
+    pub dist: Vec<u32>,
+    /// The position through which each position was first reached (`u32::MAX` for roots).
+    pub parent: Vec<u32>,
+    /// Whether each expanded position is a reset origin.
+    pub origin: Vec<bool>,
+    /// For expanded position `i`, its reversible retractions are `edges[edge_start[i]..edge_start[i + 1]]`.
+    pub edge_start: Vec<u32>,
+    /// Targets of the reversible retractions.
+    pub edges: Vec<u32>,
+    /// Whether every position reachable by reversible retractions was expanded.
+    pub complete: bool,
+    /// Why the search stopped early, if it did.
+    pub stopped_by: Option<&'static str>,
+}
+
+impl Graph {
+    /// Number of positions stored.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Whether nothing was stored.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// Number of positions whose retractions were generated.
+    pub fn expanded(&self) -> usize {
+        self.edge_start.len().saturating_sub(1)
+    }
+
+    /// The reversible retractions of expanded position `i`, as indices.
+    pub fn children(&self, i: usize) -> &[u32] {
+        if i + 1 >= self.edge_start.len() {
+            return &[];
+        }
+        &self.edges[self.edge_start[i] as usize..self.edge_start[i + 1] as usize]
+    }
+
+    /// Bytes held per stored position by the graph's own arrays (keys, distances, parents,
+    /// origin flags, adjacency), not counting the frontier.
+    pub fn bytes_per_node(&self) -> f64 {
+        if self.keys.is_empty() {
+            return 0.0;
+        }
+        let bytes = self.keys.capacity() * 8
+            + self.dist.capacity() * 4
+            + self.parent.capacity() * 4
+            + self.origin.capacity()
+            + self.edge_start.capacity() * 4
+            + self.edges.capacity() * 4;
+        bytes as f64 / self.keys.len() as f64
+    }
+}
+
+/// What expanding one position found.
+struct Expansion {
+    origin: bool,
+    children: Vec<(u64, Position)>,
+}
+
+fn expand(pos: &Position, convention: Convention, budget: &Budget) -> Expansion {
+    let mut origin = pos.is_initial();
+    let mut children = Vec::new();
+    let mut resets: Vec<Retraction> = Vec::new();
+    for_each_retraction(pos, |r| {
+        if r.is_reset(convention) {
+            if !origin {
+                resets.push(r);
+            }
+        } else {
+            children.push((r.predecessor.zobrist(), r.predecessor));
+        }
+    });
+    if !origin {
+        origin = resets
+            .iter()
+            .any(|r| origin_evidence(r, budget.chain_depth, budget.chain_budget).is_some());
+    }
+    Expansion { origin, children }
+}
+
+/// Explores the reversible retractions from `roots` within `budget`. `progress` is called after
+/// every batch of expansions.
+pub fn explore(
+    roots: Vec<Position>,
+    convention: Convention,
+    budget: &Budget,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Graph {
+    let mut index: KeyMap<u32> = KeyMap::default();
+    let mut graph = Graph {
+        roots: roots.clone(),
+        keys: Vec::new(),
+        dist: Vec::new(),
+        parent: Vec::new(),
+        origin: Vec::new(),
+        edge_start: vec![0],
+        edges: Vec::new(),
+        complete: false,
+        stopped_by: None,
+    };
+    let mut frontier: Vec<(u32, Position)> = Vec::new();
+    for root in roots {
+        let key = root.zobrist();
+        if index.contains_key(&key) {
+            continue;
+        }
+        let i = graph.keys.len() as u32;
+        index.insert(key, i);
+        graph.keys.push(key);
+        graph.dist.push(0);
+        graph.parent.push(u32::MAX);
+        frontier.push((i, root));
+    }
+    let mut level = 0u32;
+    const BATCH: usize = 2048;
+    while !frontier.is_empty() {
+        let mut next: Vec<(u32, Position)> = Vec::new();
+        for chunk in frontier.chunks(BATCH) {
+            if graph.keys.len() as u64 >= budget.max_nodes {
+                graph.stopped_by = Some("node budget");
+                return graph;
+            }
+            if budget.deadline.is_some_and(|d| Instant::now() >= d) {
+                graph.stopped_by = Some("time budget");
+                return graph;
+            }
+            let expansions: Vec<Expansion> = chunk
+                .par_iter()
+                .map(|(_, pos)| expand(pos, convention, budget))
+                .collect();
+            for ((i, _), exp) in chunk.iter().zip(expansions) {
+                debug_assert_eq!(*i as usize, graph.origin.len());
+                graph.origin.push(exp.origin);
+                for (key, pos) in exp.children {
+                    let j = match index.get(&key) {
+                        Some(&j) => j,
+                        None => {
+                            let j = graph.keys.len() as u32;
+                            index.insert(key, j);
+                            graph.keys.push(key);
+                            graph.dist.push(level + 1);
+                            graph.parent.push(*i);
+                            next.push((j, pos));
+                            j
+                        }
+                    };
+                    graph.edges.push(j);
+                }
+                graph.edge_start.push(graph.edges.len() as u32);
+            }
+            progress(Progress {
+                nodes: graph.keys.len() as u64,
+                level,
+            });
+        }
+        frontier = next;
+        level += 1;
+    }
+    graph.complete = true;
+    graph
+}

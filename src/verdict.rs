@@ -1,0 +1,327 @@
+//! Verdicts: the answer to a stipulation, derived from what the clock solver proved and
+//! witnessed. `unknown` is a verdict like any other.
+
+use std::fmt;
+
+use shakmaty::{Position as _, Role};
+
+use crate::{
+    clock::{Certificate, ClockAnswer, MaxClock, Standing},
+    position::{Field, PositionInput},
+    rules::Rules,
+    stipulation::{Comparison, Stipulation},
+};
+
+/// The verdict on a stipulation.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Yes (for `clock=N`-type and `fen`: some legal history satisfies it; for `claim?` and
+    /// `over?`: every legal history does).
+    Yes,
+    /// No.
+    No,
+    /// The budget ran out, or only a weaker label can be given.
+    Unknown,
+    /// The question (`clock?`) has been answered in full.
+    Solved,
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Verdict::Yes => "yes",
+            Verdict::No => "no",
+            Verdict::Unknown => "unknown",
+            Verdict::Solved => "solved",
+        })
+    }
+}
+
+fn verdict_of(b: Option<bool>) -> Verdict {
+    match b {
+        Some(true) => Verdict::Yes,
+        Some(false) => Verdict::No,
+        None => Verdict::Unknown,
+    }
+}
+
+/// What FIDE 9.3 allows the side to move.
+#[derive(Clone, Debug)]
+pub struct ClaimInfo {
+    /// The clock from which 9.3.2 applies.
+    pub threshold: u64,
+    /// Moves (SAN) the side to move could write down for a 9.3.1 claim: neither pawn moves nor
+    /// captures (nor castling under the retro convention).
+    pub announce: Vec<String>,
+    /// Whether a claim is necessarily possible by 9.3.2 (clock >= threshold in every history).
+    pub by_9_3_2: Option<bool>,
+    /// Whether it is necessarily possible by 9.3.1 only (clock = threshold − 1 in some history).
+    pub by_9_3_1: Option<bool>,
+}
+
+/// The answer to one stipulation about one position.
+#[derive(Clone, Debug)]
+pub struct Answer {
+    /// The question.
+    pub stipulation: Stipulation,
+    /// The rule set.
+    pub rules: Rules,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Whether the stipulation holds in some legal history (None = unknown).
+    pub possibly: Option<bool>,
+    /// Whether it holds in every legal history (None = unknown).
+    pub necessarily: Option<bool>,
+    /// The draw-claim details, for `claim?`.
+    pub claim: Option<ClaimInfo>,
+    /// The line that witnesses the verdict, when there is one.
+    pub certificate: Option<Certificate>,
+    /// The reasoning, one sentence per entry.
+    pub notes: Vec<String>,
+    /// What the clock solver established.
+    pub clock: ClockAnswer,
+}
+
+/// Whether some value >= n is witnessed (`Some(true)`), proven absent (`Some(false)`), or unknown.
+fn some_at_least(c: &ClockAnswer, n: u64) -> Option<bool> {
+    if matches!(c.standing, Standing::Illegal(_) | Standing::NoHistory) {
+        return Some(false);
+    }
+    match c.max {
+        MaxClock::Bounded(m) => return Some(m >= n && c.min.is_some()),
+        MaxClock::Unbounded => return Some(true),
+        MaxClock::Unknown { at_least } => {
+            if at_least.is_some_and(|m| m >= n) {
+                return Some(true);
+            }
+        }
+    }
+    if c.min.is_some_and(|m| m >= n) {
+        return Some(true);
+    }
+    for k in [n, n + 1] {
+        if c.value_possible(k) == Some(true) {
+            return Some(true);
+        }
+    }
+    None
+}
+
+/// Whether every value is >= n: proven yes from the minimum, witnessed no from a smaller one.
+fn all_at_least(c: &ClockAnswer, n: u64) -> Option<bool> {
+    if matches!(c.standing, Standing::Illegal(_) | Standing::NoHistory) {
+        return None;
+    }
+    if c.min_lower_bound >= n {
+        return Some(true);
+    }
+    match c.min {
+        Some(m) if m < n => Some(false),
+        _ => None,
+    }
+}
+
+fn certificate_at_least(c: &ClockAnswer, n: u64, rules: Rules) -> Option<Certificate> {
+    if let Some(l) = &c.longest
+        && l.clock >= n
+    {
+        return Some(l.clone());
+    }
+    if let Some(s) = &c.shortest
+        && s.clock >= n
+    {
+        return Some(s.clone());
+    }
+    [n, n + 1]
+        .into_iter()
+        .find_map(|k| c.certificate_for(k, rules.convention()))
+}
+
+/// Decides `stip` for `input` from the clock solver's answer.
+pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> Answer {
+    let rules = clock.rules;
+    let mut notes = Vec::new();
+    let mut claim = None;
+    let mut certificate = None;
+    let (verdict, possibly, necessarily) = match stip {
+        Stipulation::Clock => {
+            let solved = match clock.standing {
+                Standing::Illegal(_) | Standing::NoHistory => true,
+                Standing::Possible => !matches!(clock.max, MaxClock::Unknown { .. }),
+                Standing::Undecided => false,
+            };
+            let verdict = if solved { Verdict::Solved } else { Verdict::Unknown };
+            (verdict, None, None)
+        }
+        Stipulation::ClockIs(cmp, n) => {
+            let (p, nec) = match cmp {
+                Comparison::Eq => {
+                    let p = clock.value_possible(n);
+                    let nec = match (clock.min, clock.max) {
+                        (Some(m), MaxClock::Bounded(x)) if m == n && x == n => Some(true),
+                        (Some(m), _) if m != n => Some(false),
+                        _ if p == Some(false) => Some(false),
+                        _ => None,
+                    };
+                    certificate = clock.certificate_for(n, rules.convention());
+                    (p, nec)
+                }
+                Comparison::Ge => {
+                    certificate = certificate_at_least(&clock, n, rules);
+                    (some_at_least(&clock, n), all_at_least(&clock, n))
+                }
+                Comparison::Le => {
+                    let p = if clock.min.is_some_and(|m| m <= n) {
+                        certificate = clock.shortest.clone();
+                        Some(true)
+                    } else if clock.min_lower_bound > n
+                        || matches!(clock.standing, Standing::Illegal(_) | Standing::NoHistory)
+                    {
+                        Some(false)
+                    } else {
+                        None
+                    };
+                    let nec = some_at_least(&clock, n + 1).map(|b| !b);
+                    (p, nec)
+                }
+            };
+            (verdict_of(p), p, nec)
+        }
+        Stipulation::Claim => {
+            let info = claim_info(input, &clock, rules);
+            let t = if info.announce.is_empty() {
+                info.threshold
+            } else {
+                info.threshold - 1
+            };
+            let nec = all_at_least(&clock, t);
+            let p = some_at_least(&clock, t);
+            if p == Some(true) {
+                certificate = certificate_at_least(&clock, t, rules);
+            }
+            notes.push(format!(
+                "a claim needs clock >= {} (9.3.2) or clock >= {} with a move that is neither a pawn move nor a capture{} (9.3.1); {} such moves",
+                info.threshold,
+                info.threshold - 1,
+                if rules.convention().castling_resets() { " nor castling" } else { "" },
+                info.announce.len()
+            ));
+            claim = Some(info);
+            (verdict_of(nec), p, nec)
+        }
+        Stipulation::Over => {
+            let mate = input_is_checkmate(input);
+            match rules.over_threshold() {
+                None => {
+                    notes.push("the 1988 Laws had no rule that ends the game without a claim".into());
+                    (Verdict::No, Some(false), Some(false))
+                }
+                Some(_) if mate => {
+                    notes.push("the position is checkmate, which takes precedence".into());
+                    (Verdict::No, Some(false), Some(false))
+                }
+                Some(t) => {
+                    let nec = all_at_least(&clock, t);
+                    let p = some_at_least(&clock, t);
+                    if p == Some(true) {
+                        certificate = certificate_at_least(&clock, t, rules);
+                    }
+                    notes.push(format!("{} ends the game at clock {t}", rules.over_article()));
+                    (verdict_of(nec), p, nec)
+                }
+            }
+        }
+        Stipulation::Fen => {
+            let p = match input.halfmove_clock {
+                Field::Known(c) => {
+                    if let Some(b) = clock.fullmove_bound
+                        && c > b
+                    {
+                        notes.push(format!(
+                            "the fullmove number allows at most {b} plies, the FEN claims {c}"
+                        ));
+                        Some(false)
+                    } else {
+                        certificate = clock.certificate_for(c, rules.convention());
+                        clock.value_possible(c)
+                    }
+                }
+                Field::Unknown => {
+                    notes.push("the FEN gives no halfmove clock".into());
+                    match clock.standing {
+                        Standing::Possible => Some(true),
+                        Standing::Illegal(_) | Standing::NoHistory => Some(false),
+                        Standing::Undecided => None,
+                    }
+                }
+            };
+            (verdict_of(p), p, None)
+        }
+        Stipulation::Legal | Stipulation::Last(_) => {
+            // Answered by the legality and retractor modules; the clock gives the basics here.
+            let p = match clock.standing {
+                Standing::Illegal(_) | Standing::NoHistory => Some(false),
+                _ => None,
+            };
+            (verdict_of(p), p, None)
+        }
+    };
+    match &clock.standing {
+        Standing::Illegal(reasons) => {
+            for r in reasons {
+                notes.push(format!("illegal: {r}"));
+            }
+        }
+        Standing::NoHistory => notes.push(
+            "no line of reversible retractions reaches a possible origin: the position has no legal history"
+                .into(),
+        ),
+        _ => {}
+    }
+    Answer {
+        stipulation: stip,
+        rules,
+        verdict,
+        possibly,
+        necessarily,
+        claim,
+        certificate,
+        notes,
+        clock,
+    }
+}
+
+fn input_is_checkmate(input: &PositionInput) -> bool {
+    input
+        .candidates()
+        .iter()
+        .filter_map(|p| p.to_chess())
+        .any(|c| c.is_checkmate())
+}
+
+fn claim_info(input: &PositionInput, clock: &ClockAnswer, rules: Rules) -> ClaimInfo {
+    let threshold = rules.claim_threshold(&input.board);
+    let mut announce = Vec::new();
+    if let Some(chess) = input.candidates().iter().find_map(|p| p.to_chess()) {
+        for m in chess.legal_moves() {
+            let castle = m.is_castle();
+            if m.role() == Role::Pawn || m.is_capture() || (castle && rules.convention().castling_resets()) {
+                continue;
+            }
+            announce.push(shakmaty::san::San::from_move(&chess, m).to_string());
+        }
+    }
+    let by_9_3_2 = all_at_least(clock, threshold);
+    let by_9_3_1 = if announce.is_empty() {
+        Some(false)
+    } else {
+        all_at_least(clock, threshold - 1)
+    };
+    ClaimInfo {
+        threshold,
+        announce,
+        by_9_3_2,
+        by_9_3_1,
+    }
+}
