@@ -233,21 +233,21 @@ pub fn parse_pgn(text: &str) -> Vec<Result<Game, PgnError>> {
                 continue;
             }
         };
-        if let Tok::Tag { .. } = token {
-            if builder.as_ref().is_some_and(|b| b.has_movetext) {
-                if let Some(b) = builder.take() {
-                    out.push(b.finish(line));
-                }
-            }
+        // A tag after movetext begins the next game.
+        if matches!(token, Tok::Tag { .. })
+            && builder.as_ref().is_some_and(|b| b.has_movetext)
+            && let Some(b) = builder.take()
+        {
+            out.push(b.finish(line));
         }
         let b = builder.get_or_insert_with(|| {
             number += 1;
             Builder::new(number, line)
         });
-        if b.feed(line, token) {
-            if let Some(b) = builder.take() {
-                out.push(b.finish(line));
-            }
+        if b.feed(line, token)
+            && let Some(b) = builder.take()
+        {
+            out.push(b.finish(line));
         }
     }
     if let Some(b) = builder.take() {
