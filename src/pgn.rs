@@ -233,9 +233,14 @@ pub fn parse_pgn(text: &str) -> Vec<Result<Game, PgnError>> {
                 continue;
             }
         };
-        // A tag after movetext begins the next game.
-        if matches!(token, Tok::Tag { .. })
-            && builder.as_ref().is_some_and(|b| b.has_movetext)
+        // A tag after movetext, a tag already present, or an `Event` tag after an error begins
+        // the next game.
+        if let Tok::Tag { name, .. } = &token
+            && builder.as_ref().is_some_and(|b| {
+                b.has_movetext
+                    || b.tags.iter().any(|(n, _)| n == name)
+                    || (b.error.is_some() && name == "Event")
+            })
             && let Some(b) = builder.take()
         {
             out.push(b.finish(line));
@@ -543,7 +548,8 @@ impl<'a> Lexer<'a> {
         Lexer {
             text,
             s: text.as_bytes(),
-            i: 0,
+            // A byte-order mark is no token.
+            i: if text.starts_with('\u{feff}') { 3 } else { 0 },
             line: 1,
             at_line_start: true,
         }
@@ -625,12 +631,13 @@ impl<'a> Lexer<'a> {
             }
             let tok = match b {
                 b'{' => {
+                    let start = self.i;
                     self.bump();
                     loop {
                         match self.peek() {
                             None => {
                                 // Resume at the first tag line after the comment's start.
-                                self.resume_after_unterminated(line);
+                                self.resume_after_unterminated(start, line);
                                 return Some(Err((line, PgnErrorKind::UnterminatedComment)));
                             }
                             Some(b'}') => {
@@ -707,23 +714,12 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    /// After an unterminated comment: continue with the first tag line after `line`.
-    fn resume_after_unterminated(&mut self, line: usize) {
-        // Rewind to the start of the line following `line` and look for a tag line from there.
-        let mut j = 0;
-        let mut l = 1;
-        while j < self.s.len() && l <= line {
-            if self.s[j] == b'\n' {
-                l += 1;
-            }
-            j += 1;
-        }
-        self.i = j;
-        self.line = l;
-        self.at_line_start = true;
-        if self.i < self.s.len() && !self.looks_like_tag_line() {
-            self.resync_to_tag_line();
-        }
+    /// After an unterminated comment opened at byte `start` on line `line`: continue with the
+    /// first tag line after that line.
+    fn resume_after_unterminated(&mut self, start: usize, line: usize) {
+        self.i = start;
+        self.line = line;
+        self.resync_to_tag_line();
     }
 
     fn read_symbol(&mut self) -> Tok {
@@ -744,6 +740,10 @@ impl<'a> Lexer<'a> {
                 self.bump();
             }
             return Tok::MoveNumber;
+        }
+        // Evaluation symbols written as text ("+-", "=", "+/-"), not the null move "--".
+        if text != b"--" && text.iter().all(|c| matches!(c, b'+' | b'-' | b'=' | b'/')) {
+            return Tok::Nag;
         }
         // "exd6e.p." lexes as "exd6e" followed by ".p.".
         if text.len() > 1 && text.ends_with(b"e") && self.s[self.i..].starts_with(b".p.") {
@@ -925,6 +925,21 @@ mod tests {
     }
 
     #[test]
+    fn broken_tag_section_then_good_game() {
+        let text = "[Event \"a\"]\n[FEN \"4k3/8\n[Event \"b\"]\n1. e4 *\n";
+        let games = parse_pgn(text);
+        assert_eq!(games.len(), 2);
+        let err = games[0].as_ref().expect_err("cut FEN tag");
+        assert_eq!(
+            (err.kind.clone(), err.line),
+            (PgnErrorKind::MalformedTag, 2)
+        );
+        let good = games[1].as_ref().expect("second game is good");
+        assert_eq!((good.number, good.line), (2, 3));
+        assert_eq!(sans(good), ["e4"]);
+    }
+
+    #[test]
     fn unterminated_comment_resynchronises_at_next_tags() {
         let text = "[Event \"a\"]\n1. e4 { never closed\n1. d4\n\n[Event \"b\"]\n1. c4 *\n";
         let games = parse_pgn(text);
@@ -996,6 +1011,13 @@ mod tests {
     }
 
     #[test]
+    fn byte_order_mark_and_textual_evaluations() {
+        let g = one("\u{feff}[Event \"x\"]\n1. e4 += 1... e5 +/- 2. Nf3 = 1-0");
+        assert_eq!(g.tag("Event"), Some("x"));
+        assert_eq!(sans(&g), ["e4", "e5", "Nf3"]);
+    }
+
+    #[test]
     fn games_without_tags_or_result() {
         let games = parse_pgn("1. e4 e5 1-0\n1. d4 d5\n");
         assert_eq!(games.len(), 2);
@@ -1032,5 +1054,41 @@ mod tests {
             .remove(0)
             .expect_err("unexpected character");
         assert_eq!(e.kind, PgnErrorKind::UnexpectedCharacter { ch: '\u{e9}' });
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_pgnish_text_never_panics(
+            text in "[\\[\\]{}();%$!?. 0-9a-hxNBRQKOPZ=+#/*\"\n\u{e9}-]{0,300}"
+        ) {
+            for (i, game) in parse_pgn(&text).into_iter().enumerate() {
+                match game {
+                    Ok(g) => proptest::prop_assert_eq!(g.number, i + 1),
+                    Err(e) => {
+                        proptest::prop_assert_eq!(e.game, i + 1);
+                        proptest::prop_assert!(e.line >= 1 && e.line <= text.lines().count().max(1));
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn a_cut_game_does_not_stop_the_next(cut in 0usize..200) {
+            let game = "[Event \"a\"]\n[FEN \"4k3/8/8/8/8/8/4P3/4K3 w - - 5 40\"]\n\
+                        40. e4 Kd7 41. e5 { c } (41. Kd2) Ke6 1-0\n";
+            let cut = cut.min(game.len());
+            let prefix = &game[..cut];
+            // A cut inside the comment leaves it open: it then runs into the next game.
+            proptest::prop_assume!(prefix.matches('{').count() == prefix.matches('}').count());
+            let text = format!("{prefix}\n{game}");
+            let games = parse_pgn(&text);
+            let last = games.last().and_then(|g| g.as_ref().ok());
+            proptest::prop_assert!(last.is_some(), "{text:?} gave {games:?}");
+            if let Some(last) = last {
+                proptest::prop_assert_eq!(last.moves.len(), 4);
+                proptest::prop_assert_eq!(last.result, Some(GameResult::WhiteWins));
+                proptest::prop_assert_eq!(last.number, games.len());
+            }
+        }
     }
 }
