@@ -98,8 +98,9 @@ impl From<Color> for Side {
 /// Serialized as that string.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct MoveLabel {
-    /// The fullmove number of the move (zero or negative only for implied moves before a FEN
-    /// whose clock exceeds what its fullmove number allows).
+    /// The fullmove number of the move. It is 0 (`0...NA`) for the initial array, which no move
+    /// produced, and can be 0 or negative for implied moves before a FEN whose clock exceeds
+    /// what its fullmove number allows.
     pub fullmove: i64,
     /// Who made the move.
     pub side: Side,
@@ -218,11 +219,19 @@ impl fmt::Display for NoProgressRun {
             &self.claim_9_3_1_label,
             &self.claim_9_3_1_move,
         ) {
-            write!(
-                f,
-                "\n    9.3.1 claim first possible after {label} (clock {}) by writing {mv}",
-                self.clock_at(ply)
-            )?;
+            let clock = self.clock_at(ply);
+            if ply == 0 && clock > 99 {
+                write!(
+                    f,
+                    "\n    9.3.1 claim possible from the game's first position, after {label} \
+                     (clock {clock}; earlier positions are not recorded), by writing {mv}"
+                )?;
+            } else {
+                write!(
+                    f,
+                    "\n    9.3.1 claim first possible after {label} (clock {clock}) by writing {mv}"
+                )?;
+            }
         }
         if let Some(label) = &self.claim_9_3_2_label {
             write!(f, "\n    9.3.2 claim possible from {label} (clock 100)")?;
@@ -798,6 +807,12 @@ mod tests {
         let run = &r.runs[0];
         assert_eq!(run.over_9_6_2_ply, Some(-1));
         assert_eq!(labels(&run.over_9_6_2_label).as_deref(), Some("99.NA"));
+        assert_eq!(run.claim_9_3_1_ply, Some(0));
+        let text = r.to_string();
+        assert!(
+            text.contains("earlier positions are not recorded"),
+            "{text}"
+        );
         assert!(r.notes.contains(&GameNote::MovesAfterAutomaticDraw {
             ply: -1,
             label: MoveLabel {
