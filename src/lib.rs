@@ -1,12 +1,22 @@
 //! retroclock: a retrograde-analysis solver for the halfmove clock and the 50-move rule.
 //!
-//! Layout: [`position`] reads FENs with unknown fields; [`retract`] generates retractions;
-//! [`rules`] holds the conventions.
+//! Where things are:
+//! * [`position`] reads FENs whose castling, e.p., clock and fullmove fields may be unknown;
+//! * [`legality`] holds the static necessary conditions of legality;
+//! * [`retract`] generates retractions (the legal predecessors of a position);
+//! * [`clock`] decides which halfmove-clock values a position allows;
+//! * [`stipulation`] parses the questions, [`verdict`] answers them;
+//! * [`verify`] re-checks every certificate by forward replay, apart from the search;
+//! * [`pgn`] reads games and [`games`] reports their no-progress runs;
+//! * [`format`] writes answers for people and as JSON;
+//! * [`rules`] names the conventions (retro, FIDE, Piran, FIDE 1988).
 #![deny(missing_docs)]
 
 pub mod clock;
 pub mod format;
+pub mod games;
 pub mod legality;
+pub mod pgn;
 pub mod position;
 pub mod retract;
 pub mod rules;
