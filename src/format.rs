@@ -231,23 +231,35 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
         _ => {
             let min = match c.min {
                 Some(m) => format!("{m} (proven)"),
-                None => format!(">= {} (proven lower bound; budget ran out)", c.min_lower_bound),
+                None => format!(
+                    ">= {} (proven lower bound; budget ran out)",
+                    c.min_lower_bound
+                ),
             };
             let max = match c.max {
                 MaxClock::Bounded(m) => format!("{m} (proven)"),
-                MaxClock::Unbounded => "unbounded (a cycle lies on a line to an origin)".to_string(),
+                MaxClock::Unbounded => {
+                    "unbounded (a cycle lies on a line to an origin)".to_string()
+                }
                 MaxClock::Unknown { at_least } => match at_least {
                     Some(m) => format!("unknown, at least {m}"),
                     None => "unknown".to_string(),
                 },
             };
-            out.push_str(&format!("  clock: min {min}, max {max}, parity {}\n", parity_name(c.parities)));
+            out.push_str(&format!(
+                "  clock: min {min}, max {max}, parity {}\n",
+                parity_name(c.parities)
+            ));
             if let Some(values) = &c.values {
                 let shown: Vec<String> = values.iter().take(40).map(|v| v.to_string()).collect();
                 out.push_str(&format!(
                     "  values up to {}{}: {}{}\n",
                     c.values_limit,
-                    if c.complete { "" } else { " (witnessed so far)" },
+                    if c.complete {
+                        ""
+                    } else {
+                        " (witnessed so far)"
+                    },
                     shown.join(" "),
                     if values.len() > 40 { " …" } else { "" }
                 ));
@@ -255,7 +267,9 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
         }
     }
     if let Some(b) = c.fullmove_bound {
-        out.push_str(&format!("  the fullmove number allows a clock of at most {b}\n"));
+        out.push_str(&format!(
+            "  the fullmove number allows a clock of at most {b}\n"
+        ));
     }
     if let Some(claim) = &a.claim
         && !claim.announce.is_empty()
@@ -269,18 +283,30 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
         out.push_str(&format!("  {note}\n"));
     }
     if let Some(s) = &c.shortest {
-        out.push_str(&format!("  shortest line ({} plies): {}\n", s.clock, line_text(s)));
+        out.push_str(&format!(
+            "  shortest line ({} plies): {}\n",
+            s.clock,
+            line_text(s)
+        ));
     }
     if let Some(l) = &c.longest
         && c.shortest.as_ref().is_none_or(|s| s.clock != l.clock)
     {
-        out.push_str(&format!("  longest line ({} plies): {}\n", l.clock, line_text(l)));
+        out.push_str(&format!(
+            "  longest line ({} plies): {}\n",
+            l.clock,
+            line_text(l)
+        ));
     }
     if let Some(cert) = &a.certificate
         && c.shortest.as_ref().is_none_or(|s| s.clock != cert.clock)
         && c.longest.as_ref().is_none_or(|s| s.clock != cert.clock)
     {
-        out.push_str(&format!("  witness ({} plies): {}\n", cert.clock, line_text(cert)));
+        out.push_str(&format!(
+            "  witness ({} plies): {}\n",
+            cert.clock,
+            line_text(cert)
+        ));
     }
     out.push_str(&format!(
         "  search: {} positions, {}, {:.2} s, {} thread(s), origins need a retraction chain {} deep{}\n",

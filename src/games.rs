@@ -22,38 +22,7 @@ use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Color, EnPassantMode, Move, Position};
 
 use crate::pgn::{Game, GameResult};
-
-/// Which moves reset the no-progress count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Convention {
-    /// FIDE Laws: captures and pawn moves reset the count; castling does not.
-    #[default]
-    Fide,
-    /// Retro problems (Piran Codex Art. 5): castling resets the count too.
-    Retro,
-}
-
-impl Convention {
-    /// True when castling resets the count.
-    pub fn castling_resets(self) -> bool {
-        self == Convention::Retro
-    }
-
-    /// True when `mv` resets the count under this convention.
-    pub fn resets(self, mv: &Move) -> bool {
-        mv.is_zeroing() || (self.castling_resets() && mv.is_castle())
-    }
-}
-
-impl fmt::Display for Convention {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Convention::Fide => "FIDE (castling does not reset the count)",
-            Convention::Retro => "retro (castling resets the count)",
-        })
-    }
-}
+use crate::rules::Convention;
 
 /// Options of [`analyse_game`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -22,10 +22,10 @@ pub fn static_reasons(
     if (board.pawns() & Bitboard::BACKRANKS).any() {
         out.push(Illegality("pawn on rank 1 or 8".into()));
     }
-    if let Some(k) = (board.kings() & board.by_color(!turn)).first() {
-        if board.attacks_to(k, turn, board.occupied()).any() {
-            out.push(Illegality("the side not to move is in check".into()));
-        }
+    if let Some(k) = (board.kings() & board.by_color(!turn)).first()
+        && board.attacks_to(k, turn, board.occupied()).any()
+    {
+        out.push(Illegality("the side not to move is in check".into()));
     }
     out
 }

@@ -7,6 +7,7 @@
 //! * [`clock`] decides which halfmove-clock values a position allows;
 //! * [`stipulation`] parses the questions, [`verdict`] answers them;
 //! * [`verify`] re-checks every certificate by forward replay, apart from the search;
+//! * [`puzzle`] reads puzzle files (EPD with `stip`/`sol`/`rules`);
 //! * [`pgn`] reads games and [`games`] reports their no-progress runs;
 //! * [`format`] writes answers for people and as JSON;
 //! * [`rules`] names the conventions (retro, FIDE, Piran, FIDE 1988).
@@ -18,6 +19,7 @@ pub mod games;
 pub mod legality;
 pub mod pgn;
 pub mod position;
+pub mod puzzle;
 pub mod retract;
 pub mod rules;
 pub mod stipulation;

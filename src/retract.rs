@@ -254,25 +254,24 @@ impl<'a> Generator<'a> {
             );
         }
         // Double step.
-        if to.rank() == fourth && empty.contains(behind) {
-            if let Some(origin) = behind.offset(-fwd) {
-                // With no e.p. square given, the double step must not have allowed a legal
-                // e.p. capture (the FEN would then show the square).
-                if empty.contains(origin)
-                    && origin.rank() == second
-                    && !ep_variants(self.pos).contains(&behind)
-                {
-                    self.simple(
-                        Role::Pawn,
-                        origin,
-                        to,
-                        None,
-                        None,
-                        RetractionKind::PawnDoubleStep,
-                        f,
-                    );
-                }
-            }
+        // With no e.p. square given, the double step must not have allowed a legal e.p.
+        // capture (the FEN would then show the square).
+        if to.rank() == fourth
+            && empty.contains(behind)
+            && let Some(origin) = behind.offset(-fwd)
+            && empty.contains(origin)
+            && origin.rank() == second
+            && !ep_variants(self.pos).contains(&behind)
+        {
+            self.simple(
+                Role::Pawn,
+                origin,
+                to,
+                None,
+                None,
+                RetractionKind::PawnDoubleStep,
+                f,
+            );
         }
         // Captures, including e.p.
         for from in attacks::pawn_attacks(!self.us, to) & empty {

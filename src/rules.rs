@@ -22,6 +22,20 @@ impl Convention {
     pub fn castling_resets(self) -> bool {
         matches!(self, Convention::Retro)
     }
+
+    /// Whether the forward move `mv` resets the count under this convention.
+    pub fn resets(self, mv: &shakmaty::Move) -> bool {
+        mv.is_zeroing() || (self.castling_resets() && mv.is_castle())
+    }
+}
+
+impl fmt::Display for Convention {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Convention::Fide => "FIDE (castling does not reset the count)",
+            Convention::Retro => "retro (castling resets the count)",
+        })
+    }
 }
 
 /// A rule set a user selects with `--rules`: the reset convention plus the draw thresholds.

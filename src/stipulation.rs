@@ -147,7 +147,10 @@ impl FromStr for Stipulation {
             "last" => {
                 let at = offset + word.len();
                 let Some(n) = rest.strip_suffix('?') else {
-                    return Err(err(at, "expected 'last N?' (N plies, then '?')".to_string()));
+                    return Err(err(
+                        at,
+                        "expected 'last N?' (N plies, then '?')".to_string(),
+                    ));
                 };
                 let n = number(n, at)?;
                 let n = u32::try_from(n)
@@ -157,7 +160,10 @@ impl FromStr for Stipulation {
                 Ok(Stipulation::Last(n))
             }
             "" => Err(err(offset, format!("empty stipulation; {EXPECTED}"))),
-            _ => Err(err(offset, format!("unknown stipulation '{s}'; {EXPECTED}"))),
+            _ => Err(err(
+                offset,
+                format!("unknown stipulation '{s}'; {EXPECTED}"),
+            )),
         }
     }
 }

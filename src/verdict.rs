@@ -151,7 +151,11 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
                 Standing::Possible => !matches!(clock.max, MaxClock::Unknown { .. }),
                 Standing::Undecided => false,
             };
-            let verdict = if solved { Verdict::Solved } else { Verdict::Unknown };
+            let verdict = if solved {
+                Verdict::Solved
+            } else {
+                Verdict::Unknown
+            };
             (verdict, None, None)
         }
         Stipulation::ClockIs(cmp, n) => {
@@ -214,7 +218,9 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
             let mate = input_is_checkmate(input);
             match rules.over_threshold() {
                 None => {
-                    notes.push("the 1988 Laws had no rule that ends the game without a claim".into());
+                    notes.push(
+                        "the 1988 Laws had no rule that ends the game without a claim".into(),
+                    );
                     (Verdict::No, Some(false), Some(false))
                 }
                 Some(_) if mate => {
@@ -227,7 +233,10 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
                     if p == Some(true) {
                         certificate = certificate_at_least(&clock, t, rules);
                     }
-                    notes.push(format!("{} ends the game at clock {t}", rules.over_article()));
+                    notes.push(format!(
+                        "{} ends the game at clock {t}",
+                        rules.over_article()
+                    ));
                     (verdict_of(nec), p, nec)
                 }
             }
@@ -306,7 +315,10 @@ fn claim_info(input: &PositionInput, clock: &ClockAnswer, rules: Rules) -> Claim
     if let Some(chess) = input.candidates().iter().find_map(|p| p.to_chess()) {
         for m in chess.legal_moves() {
             let castle = m.is_castle();
-            if m.role() == Role::Pawn || m.is_capture() || (castle && rules.convention().castling_resets()) {
+            if m.role() == Role::Pawn
+                || m.is_capture()
+                || (castle && rules.convention().castling_resets())
+            {
                 continue;
             }
             announce.push(shakmaty::san::San::from_move(&chess, m).to_string());

@@ -21,9 +21,6 @@ impl NodeSet {
     fn insert(&mut self, i: usize) {
         self.0[i / 64] |= 1 << (i % 64);
     }
-    fn contains(&self, i: usize) -> bool {
-        self.0[i / 64] >> (i % 64) & 1 == 1
-    }
     fn is_empty(&self) -> bool {
         self.0.iter().all(|&w| w == 0)
     }
@@ -138,7 +135,11 @@ impl Analysis {
             // Longest path to an origin, in reverse topological order.
             let mut best = vec![i64::MIN; n];
             for &i in order.iter().rev() {
-                let mut b = if i < expanded && graph.origin[i] { 0 } else { i64::MIN };
+                let mut b = if i < expanded && graph.origin[i] {
+                    0
+                } else {
+                    i64::MIN
+                };
                 for &j in graph.children(i) {
                     let j = j as usize;
                     if useful[j] && best[j] != i64::MIN && best[j] + 1 > b {

@@ -274,7 +274,11 @@ fn certificate(
     chain_depth: u32,
 ) -> Option<Certificate> {
     let root_key = graph.keys[line[0]];
-    let mut pos = graph.roots.iter().find(|r| r.zobrist() == root_key)?.clone();
+    let mut pos = graph
+        .roots
+        .iter()
+        .find(|r| r.zobrist() == root_key)?
+        .clone();
     let target = pos.clone();
     let mut backward: Vec<Move> = Vec::new();
     for &next in &line[1..] {

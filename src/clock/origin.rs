@@ -60,5 +60,6 @@ pub fn origin_evidence(r: &Retraction, depth: u32, budget: u64) -> Option<Origin
         return Some(OriginEvidence::FromInitialArray);
     }
     let mut budget = budget;
-    has_chain(&r.predecessor, depth, &mut budget).then_some(OriginEvidence::RetractionChain { depth })
+    has_chain(&r.predecessor, depth, &mut budget)
+        .then_some(OriginEvidence::RetractionChain { depth })
 }

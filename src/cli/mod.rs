@@ -1,0 +1,55 @@
+//! The subcommands of the `retroclock` binary: each reads its arguments, calls the library and
+//! prints. Shared here: the failure type, argument parsing helpers, output and progress.
+
+pub mod retract;
+pub mod solve;
+
+use std::{io::Write, process::ExitCode, time::Duration};
+
+use retroclock::{position::PositionInput, rules::Rules};
+
+/// A user-facing failure: the message is printed as is and the exit code is 2.
+pub struct Failure(pub String);
+
+pub fn parse_rules(name: &str) -> Result<Rules, Failure> {
+    name.parse().map_err(|e| Failure(format!("--rules: {e}")))
+}
+
+pub fn parse_fen(fen: &str) -> Result<PositionInput, Failure> {
+    PositionInput::parse(fen).map_err(|e| Failure(e.to_string()))
+}
+
+/// Writes to stdout; a closed pipe ends the program quietly.
+pub fn emit(text: &str) -> Result<ExitCode, Failure> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(e) => Err(Failure(format!("cannot write output: {e}"))),
+    }
+}
+
+/// A rayon pool with `threads` workers (default: all cores) and its size.
+pub fn thread_pool(threads: Option<usize>) -> Result<(rayon::ThreadPool, usize), Failure> {
+    let n = match threads {
+        Some(0) => return Err(Failure("--threads must be at least 1".into())),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build()
+        .map_err(|e| Failure(format!("cannot start {n} threads: {e}")))?;
+    Ok((pool, n))
+}
+
+/// A spinner on stderr when it is a terminal; none otherwise.
+pub fn progress_bar() -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.enable_steady_tick(Duration::from_millis(200));
+    Some(bar)
+}

@@ -1,0 +1,42 @@
+//! `retroclock retract`: lists the legal retractions of a position.
+
+use std::process::ExitCode;
+
+use retroclock::{format, retract::retractions};
+
+use super::{Failure, emit, parse_fen, parse_rules};
+
+/// Runs `retract`.
+pub fn retract(fen: &str, rules: &str, json: bool) -> Result<ExitCode, Failure> {
+    let rules = parse_rules(rules)?;
+    let input = parse_fen(fen)?;
+    let convention = rules.convention();
+    let mut text = String::new();
+    let mut objects = Vec::new();
+    for pos in input.candidates() {
+        let rs = retractions(&pos);
+        if json {
+            objects.push(format::retractions_json(
+                &pos,
+                rules.name(),
+                &rs,
+                convention,
+            ));
+        } else {
+            text.push_str(&format::retractions_human(&pos, &rs, convention));
+        }
+    }
+    if json {
+        let value = if objects.len() == 1 {
+            objects.remove(0)
+        } else {
+            let all: Vec<_> = objects
+                .iter()
+                .flat_map(|o| o["retractions"].as_array().cloned().unwrap_or_default())
+                .collect();
+            serde_json::json!({"rules": rules.name(), "positions": objects, "retractions": all})
+        };
+        text = format!("{value}\n");
+    }
+    emit(&text)
+}
