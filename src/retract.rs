@@ -117,10 +117,69 @@ pub fn retractions(pos: &Position) -> Vec<Retraction> {
 
 /// Calls `f` with every legal retraction from `pos` (see [`retractions`]).
 pub fn for_each_retraction(pos: &Position, mut f: impl FnMut(Retraction)) {
-    let Some(generator) = Generator::new(pos) else {
-        return;
+    visit_retractions(pos, Filter::All, |r| {
+        f(r);
+        true
+    });
+}
+
+/// Which retractions a caller wants.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Filter {
+    /// All of them.
+    All,
+    /// Only the reversible ones under the convention (quiet piece moves; castling under FIDE).
+    Reversible(Convention),
+    /// Only the resets under the convention.
+    Resets(Convention),
+}
+
+impl Filter {
+    fn quiet(self) -> bool {
+        !matches!(self, Filter::Resets(_))
+    }
+    fn zeroing(self) -> bool {
+        !matches!(self, Filter::Reversible(_))
+    }
+    fn castling(self) -> bool {
+        match self {
+            Filter::All => true,
+            Filter::Reversible(c) => !c.castling_resets(),
+            Filter::Resets(c) => c.castling_resets(),
+        }
+    }
+}
+
+/// Calls `f` with the retractions from `pos` that `filter` selects, in the order of
+/// [`retractions`], until `f` returns false. Returns false if it was stopped.
+pub fn visit_retractions(
+    pos: &Position,
+    filter: Filter,
+    mut f: impl FnMut(Retraction) -> bool,
+) -> bool {
+    let Some(generator) = Generator::new(pos, filter) else {
+        return true;
     };
-    generator.run(&mut f);
+    let mut sink = Sink {
+        f: &mut f,
+        stopped: false,
+    };
+    generator.run(&mut sink);
+    !sink.stopped
+}
+
+/// Where the generator sends retractions; remembers when the receiver asked to stop.
+struct Sink<'f> {
+    f: &'f mut dyn FnMut(Retraction) -> bool,
+    stopped: bool,
+}
+
+impl Sink<'_> {
+    fn push(&mut self, r: Retraction) {
+        if !self.stopped && !(self.f)(r) {
+            self.stopped = true;
+        }
+    }
 }
 
 /// The squares on which the side to move could take e.p. if the last move had been the double
@@ -131,16 +190,16 @@ pub fn capturable_ep_squares(pos: &Position) -> Vec<Square> {
 
 struct Generator<'a> {
     pos: &'a Position,
+    filter: Filter,
     /// The side that made the last move and now takes it back.
     us: Color,
     our_king: Square,
     their_king: Square,
 }
 
-/// Which units of a colour may be put back, and whether that colour may un-promote.
+/// Which units of a colour may be put back.
 struct Allowance {
     uncapture: [bool; 5],
-    unpromote: bool,
 }
 
 const UNCAPTURE_ROLES: [Role; 5] = [
@@ -152,7 +211,7 @@ const UNCAPTURE_ROLES: [Role; 5] = [
 ];
 
 impl<'a> Generator<'a> {
-    fn new(pos: &'a Position) -> Option<Generator<'a>> {
+    fn new(pos: &'a Position, filter: Filter) -> Option<Generator<'a>> {
         let us = !pos.turn;
         let our_king = pos.king(us)?;
         let their_king = pos.king(pos.turn)?;
@@ -162,24 +221,37 @@ impl<'a> Generator<'a> {
         }
         Some(Generator {
             pos,
+            filter,
             us,
             our_king,
             their_king,
         })
     }
 
-    fn run(&self, f: &mut dyn FnMut(Retraction)) {
+    fn run(&self, f: &mut Sink<'_>) {
         let board = &self.pos.board;
+        let (quiet, zeroing) = (self.filter.quiet(), self.filter.zeroing());
         if let Some(ep) = self.pos.ep_square {
-            self.double_step_into(ep, f);
+            if zeroing {
+                self.double_step_into(ep, f);
+            }
             return;
         }
         let them = self.pos.turn;
-        let allowance = allowance(board, them);
+        let allowance = if zeroing {
+            allowance(board, them)
+        } else {
+            Allowance {
+                uncapture: [false; 5],
+            }
+        };
         let empty = !board.occupied();
         let our_rights =
             self.pos.castling & Bitboard::from_rank(self.us.fold_wb(Rank::First, Rank::Eighth));
         for to in board.by_color(self.us) {
+            if f.stopped {
+                return;
+            }
             if self.pos.castling.contains(to) {
                 continue; // a rook with a castling right never moved
             }
@@ -190,11 +262,17 @@ impl<'a> Generator<'a> {
                 continue; // a king with a castling right never moved
             }
             match role {
-                Role::Pawn => self.pawn(to, empty, &allowance, f),
+                Role::Pawn => {
+                    if zeroing {
+                        self.pawn(to, empty, &allowance, f);
+                    }
+                }
                 _ => {
                     let froms = attacks::attacks(to, role.of(self.us), board.occupied()) & empty;
                     for from in froms {
-                        self.piece_move(role, from, to, None, RetractionKind::Quiet, f);
+                        if quiet {
+                            self.piece_move(role, from, to, None, RetractionKind::Quiet, f);
+                        }
                         for (i, &cap) in UNCAPTURE_ROLES.iter().enumerate() {
                             if allowance.uncapture[i]
                                 && !(cap == Role::Pawn && Bitboard::BACKRANKS.contains(to))
@@ -210,14 +288,16 @@ impl<'a> Generator<'a> {
                             }
                         }
                     }
-                    if role != Role::King && to.rank() == self.us.fold_wb(Rank::Eighth, Rank::First)
+                    if zeroing
+                        && role != Role::King
+                        && to.rank() == self.us.fold_wb(Rank::Eighth, Rank::First)
                     {
                         self.unpromotion(role, to, empty, &allowance, f);
                     }
                 }
             }
         }
-        if our_rights.is_empty() {
+        if our_rights.is_empty() && self.filter.castling() {
             self.uncastling(f);
         }
     }
@@ -232,7 +312,7 @@ impl<'a> Generator<'a> {
         to: Square,
         empty: Bitboard,
         allowance: &Allowance,
-        f: &mut dyn FnMut(Retraction),
+        f: &mut Sink<'_>,
     ) {
         let fwd = self.forward();
         let Some(behind) = to.offset(-fwd) else {
@@ -297,7 +377,7 @@ impl<'a> Generator<'a> {
         }
     }
 
-    fn en_passant(&self, from: Square, to: Square, empty: Bitboard, f: &mut dyn FnMut(Retraction)) {
+    fn en_passant(&self, from: Square, to: Square, empty: Bitboard, f: &mut Sink<'_>) {
         let fwd = self.forward();
         let (Some(captured_sq), Some(their_origin)) = (to.offset(-fwd), to.offset(fwd)) else {
             return;
@@ -316,7 +396,7 @@ impl<'a> Generator<'a> {
             ep_square: Some(to),
         };
         if self.valid(&pred, true) {
-            f(Retraction {
+            f.push(Retraction {
                 kind: RetractionKind::EnPassant,
                 mv: Move::EnPassant { from, to },
                 predecessor: pred,
@@ -330,9 +410,9 @@ impl<'a> Generator<'a> {
         to: Square,
         empty: Bitboard,
         allowance: &Allowance,
-        f: &mut dyn FnMut(Retraction),
+        f: &mut Sink<'_>,
     ) {
-        if !allowance_of(&self.pos.board, self.us).unpromote {
+        if (self.pos.board.pawns() & self.pos.board.by_color(self.us)).count() >= 8 {
             return;
         }
         let fwd = self.forward();
@@ -375,7 +455,7 @@ impl<'a> Generator<'a> {
         to: Square,
         cap: Option<Role>,
         kind: RetractionKind,
-        f: &mut dyn FnMut(Retraction),
+        f: &mut Sink<'_>,
     ) {
         self.simple(role, from, to, cap, None, kind, f);
     }
@@ -391,8 +471,11 @@ impl<'a> Generator<'a> {
         capture: Option<Role>,
         promotion: Option<Role>,
         kind: RetractionKind,
-        f: &mut dyn FnMut(Retraction),
+        f: &mut Sink<'_>,
     ) {
+        if f.stopped {
+            return;
+        }
         let mut board = self.pos.board.clone();
         board.discard_piece_at(to);
         board.set_piece_at(from, role.of(self.us));
@@ -460,7 +543,7 @@ impl<'a> Generator<'a> {
         material_changed: bool,
         kind: RetractionKind,
         mv: Move,
-        f: &mut dyn FnMut(Retraction),
+        f: &mut Sink<'_>,
     ) {
         let base = Position {
             board,
@@ -472,10 +555,19 @@ impl<'a> Generator<'a> {
             return;
         }
         let eps = ep_variants(&base);
-        for extra in crate::position::subsets(optional) {
-            let castling = required | extra;
+        if optional.is_empty() && eps.is_empty() {
+            f.push(Retraction {
+                kind,
+                mv,
+                predecessor: base,
+            });
+            return;
+        }
+        // Every subset of the optional rights (carry-rippler enumeration).
+        let mut extra = 0u64;
+        loop {
             let pred = Position {
-                castling,
+                castling: required | Bitboard(extra),
                 ..base.clone()
             };
             for &ep in &eps {
@@ -483,23 +575,27 @@ impl<'a> Generator<'a> {
                     ep_square: Some(ep),
                     ..pred.clone()
                 };
-                f(Retraction {
+                f.push(Retraction {
                     kind,
                     mv,
                     predecessor: with_ep,
                 });
             }
-            f(Retraction {
+            f.push(Retraction {
                 kind,
                 mv,
                 predecessor: pred,
             });
+            extra = extra.wrapping_sub(optional.0) & optional.0;
+            if extra == 0 {
+                return;
+            }
         }
     }
 
     /// The double step that ended on the square in front of `ep` (the only retraction when the
     /// e.p. square is given).
-    fn double_step_into(&self, ep: Square, f: &mut dyn FnMut(Retraction)) {
+    fn double_step_into(&self, ep: Square, f: &mut Sink<'_>) {
         let fwd = self.forward();
         let (Some(to), Some(origin)) = (ep.offset(fwd), ep.offset(-fwd)) else {
             return;
@@ -534,7 +630,7 @@ impl<'a> Generator<'a> {
         );
     }
 
-    fn uncastling(&self, f: &mut dyn FnMut(Retraction)) {
+    fn uncastling(&self, f: &mut Sink<'_>) {
         let board = &self.pos.board;
         let back = self.us.fold_wb(Rank::First, Rank::Eighth);
         let sq = |file| Square::from_coords(file, back);
@@ -686,30 +782,33 @@ fn standard_material(board: &Board, color: Color) -> bool {
     (board.pawns() & our).count() + extra <= 8
 }
 
-/// Which units of `color` may be put back on the board, judged on the material alone.
+/// Which units of `color` may be put back on the board, judged on the material alone: pawns
+/// while fewer than 8 and the promoted extras fit, pieces while the promoted extras fit once
+/// the piece is added (bishops: either square colour may still be free, the predecessor is
+/// checked again with its real square).
 fn allowance(board: &Board, color: Color) -> Allowance {
-    allowance_of(board, color)
-}
-
-fn allowance_of(board: &Board, color: Color) -> Allowance {
-    let mut uncapture = [false; 5];
-    for (i, &role) in UNCAPTURE_ROLES.iter().enumerate() {
-        // Put one unit of the role back on a square of either colour and see whether the
-        // material stays possible (bishops: one of the two square colours suffices here; the
-        // predecessor is checked again with the real square).
-        let mut probe = board.clone();
-        let free = !board.occupied() & !Bitboard::BACKRANKS;
-        let Some(sq) = free.first() else {
-            continue;
-        };
-        probe.set_piece_at(sq, role.of(color));
-        uncapture[i] = standard_material(&probe, color) || role == Role::Bishop;
-    }
     let our = board.by_color(color);
-    let unpromote = (board.pawns() & our).count() < 8;
+    let count = |bb: Bitboard| (bb & our).count();
+    let pawns = count(board.pawns());
+    let queens = count(board.queens());
+    let rooks = count(board.rooks());
+    let knights = count(board.knights());
+    let light = count(board.bishops() & Bitboard::LIGHT_SQUARES);
+    let dark = count(board.bishops() & Bitboard::DARK_SQUARES);
+    let extras = |q: usize, r: usize, n: usize, l: usize, d: usize| {
+        q.saturating_sub(1) + r.saturating_sub(2) + n.saturating_sub(2) + l.saturating_sub(1) + d.saturating_sub(1)
+    };
+    let fits = |p: usize, e: usize| p + e <= 8;
+    let base = extras(queens, rooks, knights, light, dark);
     Allowance {
-        uncapture,
-        unpromote,
+        uncapture: [
+            pawns < 8 && fits(pawns + 1, base),
+            fits(pawns, extras(queens, rooks, knights + 1, light, dark)),
+            fits(pawns, extras(queens, rooks, knights, light + 1, dark))
+                || fits(pawns, extras(queens, rooks, knights, light, dark + 1)),
+            fits(pawns, extras(queens, rooks + 1, knights, light, dark)),
+            fits(pawns, extras(queens + 1, rooks, knights, light, dark)),
+        ],
     }
 }
 

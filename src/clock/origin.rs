@@ -4,7 +4,7 @@
 use crate::{
     legality,
     position::Position,
-    retract::{Retraction, for_each_retraction},
+    retract::{Filter, Retraction, visit_retractions},
 };
 
 /// Why a predecessor counts as a possible origin of the count.
@@ -36,9 +36,7 @@ fn chain_below(pos: &Position, depth: u32, budget: &mut u64) -> bool {
         return true;
     }
     let mut found = false;
-    let mut candidates: Vec<Retraction> = Vec::new();
-    for_each_retraction(pos, |r| candidates.push(r));
-    for r in candidates {
+    visit_retractions(pos, Filter::All, |r| {
         if *budget == 0 {
             return false;
         }
@@ -48,9 +46,9 @@ fn chain_below(pos: &Position, depth: u32, budget: &mut u64) -> bool {
             && chain_below(q, depth - 1, budget)
         {
             found = true;
-            break;
         }
-    }
+        !found
+    });
     found
 }
 

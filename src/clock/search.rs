@@ -16,7 +16,7 @@ use rayon::prelude::*;
 
 use crate::{
     position::Position,
-    retract::{Retraction, for_each_retraction},
+    retract::{Filter, visit_retractions},
     rules::Convention,
 };
 
@@ -146,24 +146,27 @@ struct Expansion {
 }
 
 fn expand(pos: &Position, convention: Convention, budget: &Budget) -> Expansion {
-    let mut origin = pos.is_initial();
     let mut children = Vec::new();
-    let mut resets: Vec<Retraction> = Vec::new();
-    for_each_retraction(pos, |r| {
-        if r.is_reset(convention) {
-            if !origin {
-                resets.push(r);
-            }
-        } else {
-            children.push((r.predecessor.zobrist(), r.predecessor));
-        }
+    visit_retractions(pos, Filter::Reversible(convention), |r| {
+        children.push((r.predecessor.zobrist(), r.predecessor));
+        true
     });
-    if !origin {
-        origin = resets
-            .iter()
-            .any(|r| origin_evidence(r, budget.chain_depth, budget.chain_budget).is_some());
-    }
+    let origin = is_origin(pos, convention, budget);
     Expansion { origin, children }
+}
+
+/// Whether `pos` is a reset origin: the initial array, or a reset retraction leads to a
+/// predecessor that passes the necessary conditions. Stops at the first one found.
+pub fn is_origin(pos: &Position, convention: Convention, budget: &Budget) -> bool {
+    if pos.is_initial() {
+        return true;
+    }
+    let mut origin = false;
+    visit_retractions(pos, Filter::Resets(convention), |r| {
+        origin = origin_evidence(&r, budget.chain_depth, budget.chain_budget).is_some();
+        !origin
+    });
+    origin
 }
 
 /// Explores the reversible retractions from `roots` within `budget`. `progress` is called after
