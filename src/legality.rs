@@ -35,3 +35,8 @@ impl std::fmt::Display for Illegality {
         f.write_str(&self.0)
     }
 }
+
+/// The material conditions only (placeholder: none beyond the engine's own).
+pub fn material_reasons(_board: &Board) -> Vec<Illegality> {
+    Vec::new()
+}

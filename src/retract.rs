@@ -215,8 +215,12 @@ impl<'a> Generator<'a> {
         let us = !pos.turn;
         let our_king = pos.king(us)?;
         let their_king = pos.king(pos.turn)?;
-        // The side that just moved cannot be in check.
-        if attackers(&pos.board, our_king, pos.turn, pos.board.occupied()).any() {
+        // The side that just moved cannot be in check; pawns never stand on the back ranks;
+        // castling rights need king and rook at home.
+        if attackers(&pos.board, our_king, pos.turn, pos.board.occupied()).any()
+            || (pos.board.pawns() & Bitboard::BACKRANKS).any()
+            || !(pos.castling & !crate::position::possible_castling(&pos.board)).is_empty()
+        {
             return None;
         }
         Some(Generator {
@@ -307,13 +311,7 @@ impl<'a> Generator<'a> {
         self.us.fold_wb(8, -8)
     }
 
-    fn pawn(
-        &self,
-        to: Square,
-        empty: Bitboard,
-        allowance: &Allowance,
-        f: &mut Sink<'_>,
-    ) {
+    fn pawn(&self, to: Square, empty: Bitboard, allowance: &Allowance, f: &mut Sink<'_>) {
         let fwd = self.forward();
         let Some(behind) = to.offset(-fwd) else {
             return;
@@ -796,7 +794,11 @@ fn allowance(board: &Board, color: Color) -> Allowance {
     let light = count(board.bishops() & Bitboard::LIGHT_SQUARES);
     let dark = count(board.bishops() & Bitboard::DARK_SQUARES);
     let extras = |q: usize, r: usize, n: usize, l: usize, d: usize| {
-        q.saturating_sub(1) + r.saturating_sub(2) + n.saturating_sub(2) + l.saturating_sub(1) + d.saturating_sub(1)
+        q.saturating_sub(1)
+            + r.saturating_sub(2)
+            + n.saturating_sub(2)
+            + l.saturating_sub(1)
+            + d.saturating_sub(1)
     };
     let fits = |p: usize, e: usize| p + e <= 8;
     let base = extras(queens, rooks, knights, light, dark);

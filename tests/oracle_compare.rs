@@ -1,0 +1,72 @@
+//! The retraction engine against the brute-force oracle, in both directions: every predecessor
+//! the oracle finds, the engine finds, and nothing else. Run on a mix of positions from random
+//! games, random placements, checks, double checks, castling rights, e.p. squares and many
+//! queens. The number compared is printed; set `RETROCLOCK_ORACLE_POSITIONS` to change it.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::{oracle, positions};
+use retroclock::{position::Position, retract::retractions};
+use shakmaty::Setup;
+
+fn engine_set(setup: &Setup) -> BTreeSet<(String, String)> {
+    let pos = Position::from_setup(setup);
+    retractions(&pos)
+        .into_iter()
+        .map(|r| {
+            let mut q = r.predecessor.to_setup();
+            q.halfmoves = 0;
+            (oracle::setup_fen(&q), r.uci())
+        })
+        .collect()
+}
+
+/// The engine's extra necessary condition on predecessors: the material conditions of the
+/// static checks.
+fn material_ok(q: &Setup) -> bool {
+    retroclock::legality::material_reasons(&q.board).is_empty()
+}
+
+#[test]
+fn engine_matches_oracle() {
+    let n: usize = std::env::var("RETROCLOCK_ORACLE_POSITIONS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(if cfg!(debug_assertions) {
+            3_000
+        } else {
+            100_000
+        });
+    let started = std::time::Instant::now();
+    let setups = positions::mixed_with_kinds(n, 0x5EED_2026);
+    let (mut differences, mut predecessors) = (0usize, 0usize);
+    let mut shown = 0;
+    for (kind, setup) in &setups {
+        let expected = oracle::predecessor_set(setup, &material_ok);
+        let found = engine_set(setup);
+        predecessors += expected.len();
+        if expected != found {
+            differences += 1;
+            if shown < 10 {
+                shown += 1;
+                let missing: Vec<_> = expected.difference(&found).take(5).collect();
+                let extra: Vec<_> = found.difference(&expected).take(5).collect();
+                eprintln!(
+                    "[{kind}] {}\n  missing: {missing:?}\n  extra:   {extra:?}",
+                    oracle::setup_fen(setup)
+                );
+            }
+        }
+    }
+    eprintln!(
+        "oracle comparison: {} positions, {} predecessors, {} differences, {:.1} s",
+        setups.len(),
+        predecessors,
+        differences,
+        started.elapsed().as_secs_f64()
+    );
+    assert!(setups.len() >= n);
+    assert_eq!(differences, 0, "the engine and the oracle disagree");
+}
