@@ -21,6 +21,7 @@ pub mod pgn;
 pub mod position;
 pub mod puzzle;
 pub mod retract;
+pub mod retroboard_fix;
 pub mod rules;
 pub mod stipulation;
 pub mod verdict;

@@ -55,7 +55,11 @@ fn corpus_positions() -> Option<Vec<Sample>> {
     let mut out = Vec::new();
     for file in files {
         let text = std::fs::read_to_string(&file).expect("readable corpus file");
-        let name = file.strip_prefix(&dir).unwrap_or(&file).display().to_string();
+        let name = file
+            .strip_prefix(&dir)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
         for game in parse_pgn(&text).into_iter().flatten() {
             if game.from_fen {
                 continue;
@@ -64,7 +68,11 @@ fn corpus_positions() -> Option<Vec<Sample>> {
             let mut clock = 0u64;
             out.push((name.clone(), 0, Position::from_chess(&chess), 0));
             for (ply, m) in game.moves.iter().enumerate() {
-                clock = if Convention::Fide.resets(&m.mv) { 0 } else { clock + 1 };
+                clock = if Convention::Fide.resets(&m.mv) {
+                    0
+                } else {
+                    clock + 1
+                };
                 chess.play_unchecked(m.mv);
                 out.push((name.clone(), ply + 1, Position::from_chess(&chess), clock));
             }
@@ -105,25 +113,37 @@ fn real_clocks_lie_inside_the_proven_bounds() {
             for r in retractions(pos) {
                 t.retractions += 1;
                 if let Err(e) = check_retraction(pos, &r.predecessor, r.mv) {
-                    t.failures.push(format!("{file} ply {ply}: retraction {} does not replay: {e}", r.uci()));
+                    t.failures.push(format!(
+                        "{file} ply {ply}: retraction {} does not replay: {e}",
+                        r.uci()
+                    ));
                 }
             }
             let input = PositionInput::parse(&pos.fen4()).expect("own FEN parses");
             let c = solve_clock(&input, Rules::Fide, &budget, &|_| {});
             let fen = pos.fen4();
             if matches!(c.standing, Standing::Illegal(_) | Standing::NoHistory) {
-                t.failures.push(format!("{file} ply {ply}: {fen} judged impossible ({:?})", c.standing));
+                t.failures.push(format!(
+                    "{file} ply {ply}: {fen} judged impossible ({:?})",
+                    c.standing
+                ));
             }
             if *real < c.min_lower_bound {
-                t.failures.push(format!("{file} ply {ply}: {fen} real clock {real} below proven minimum {}", c.min_lower_bound));
+                t.failures.push(format!(
+                    "{file} ply {ply}: {fen} real clock {real} below proven minimum {}",
+                    c.min_lower_bound
+                ));
             }
             if let MaxClock::Bounded(m) = c.max
                 && *real > m
             {
-                t.failures.push(format!("{file} ply {ply}: {fen} real clock {real} above proven maximum {m}"));
+                t.failures.push(format!(
+                    "{file} ply {ply}: {fen} real clock {real} above proven maximum {m}"
+                ));
             }
             if c.value_possible(*real) == Some(false) {
-                t.failures.push(format!("{file} ply {ply}: {fen} clock={real} answered no"));
+                t.failures
+                    .push(format!("{file} ply {ply}: {fen} clock={real} answered no"));
             }
             if c.min.is_some() {
                 t.min_known += 1;

@@ -49,3 +49,42 @@ fn real_predecessors_are_found_and_all_replay() {
     eprintln!("{positions} positions, {checked} retractions replayed");
     assert!(positions > 5000);
 }
+
+/// The reversible retractions, which come from retroboard on its trusted path, are exactly the
+/// reversible part of the full list from the engine's own generator (which the oracle checks).
+#[test]
+fn reversible_path_agrees_with_the_full_generator() {
+    use retroclock::{
+        retract::{Filter, visit_retractions},
+        rules::Convention,
+    };
+    use std::collections::BTreeSet;
+    let mut rng = Rng(0x1234_5678_9ABC_DEF1);
+    let mut compared = 0;
+    for _ in 0..40 {
+        let mut pos = Chess::default();
+        for _ in 0..150 {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            pos.play_unchecked(moves[(rng.next() % moves.len() as u64) as usize]);
+            let p = Position::from_chess(&pos);
+            for convention in [Convention::Retro, Convention::Fide] {
+                let full: BTreeSet<String> = retractions(&p)
+                    .into_iter()
+                    .filter(|r| !r.is_reset(convention))
+                    .map(|r| format!("{} {}", r.uci(), r.predecessor.fen4()))
+                    .collect();
+                let mut fast = BTreeSet::new();
+                visit_retractions(&p, Filter::Reversible(convention), |r| {
+                    fast.insert(format!("{} {}", r.uci(), r.predecessor.fen4()));
+                    true
+                });
+                assert_eq!(full, fast, "{}", p.fen4());
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 5000);
+}
