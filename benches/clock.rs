@@ -1,0 +1,58 @@
+//! Explored positions per second of the clock search, with 1 and 2 threads in one run, and the
+//! bytes stored per position. The answers of both runs are compared, so a fast wrong answer
+//! fails.
+
+use std::time::Instant;
+
+use criterion::Criterion;
+use retroclock::{
+    clock::{Budget, ClockAnswer, solve_clock},
+    position::PositionInput,
+    rules::Rules,
+};
+
+/// A sparse endgame: king and rook against king, Black to move.
+const SPARSE: &str = "8/5k2/8/8/8/2K5/8/7R b - -";
+
+fn solve(threads: usize, max_nodes: u64) -> ClockAnswer {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("thread pool");
+    let input = PositionInput::parse(SPARSE).expect("valid FEN");
+    let budget = Budget {
+        max_nodes,
+        ..Budget::default()
+    };
+    pool.install(|| solve_clock(&input, Rules::Fide, &budget, &|_| {}))
+}
+
+fn main() {
+    let max_nodes = 150_000;
+    let mut c = Criterion::default().configure_from_args().sample_size(10);
+    let mut group = c.benchmark_group("clock_search");
+    for threads in [1, 2] {
+        group.bench_function(format!("sparse_{threads}_threads"), |b| {
+            b.iter(|| solve(threads, max_nodes).nodes)
+        });
+    }
+    group.finish();
+
+    let mut rates = Vec::new();
+    let mut answers = Vec::new();
+    for threads in [1, 2] {
+        let started = Instant::now();
+        let a = solve(threads, max_nodes);
+        let seconds = started.elapsed().as_secs_f64();
+        let rate = a.nodes as f64 / seconds;
+        println!(
+            "{threads} thread(s): {} positions in {seconds:.2} s = {rate:.0} positions/s, {:.1} bytes per stored position",
+            a.nodes, a.bytes_per_node
+        );
+        rates.push(rate);
+        answers.push((a.min, a.min_lower_bound, a.max, a.nodes, a.parities));
+    }
+    assert_eq!(answers[0], answers[1], "the answer depends on the thread count");
+    assert_eq!(answers[0].0, Some(0), "K+R v K: the last move can have been a capture");
+    println!("2 threads / 1 thread: {:.2}x", rates[1] / rates[0]);
+}

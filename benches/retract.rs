@@ -1,0 +1,94 @@
+//! Retractions per second: the engine against retroboard's raw `legal_unmoves` (pockets from
+//! the material) and against shakmaty's forward move generation, on the same positions, with
+//! the ratios printed from one run. The counts are checked, so a fast wrong answer fails.
+
+use std::{hint::black_box, time::Instant};
+
+use criterion::Criterion;
+use retroclock::{position::Position, retract::retractions, retroboard_fix};
+use shakmaty::{Chess, Position as _};
+
+/// Positions from seeded random games that retroboard can take (no e.p. square).
+fn positions() -> Vec<Position> {
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    };
+    let mut out = Vec::new();
+    while out.len() < 1500 {
+        let mut chess = Chess::default();
+        for ply in 0..160 {
+            let moves = chess.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            chess.play_unchecked(moves[(next() % moves.len() as u64) as usize]);
+            let pos = Position::from_chess(&chess);
+            if ply % 7 == 3 && retroboard_fix::prepared(&pos).is_some() {
+                out.push(pos);
+            }
+        }
+    }
+    out
+}
+
+fn rate(label: &str, count: usize, run: impl Fn() -> usize) -> f64 {
+    let reps = 5;
+    let started = Instant::now();
+    for _ in 0..reps {
+        assert_eq!(black_box(run()), count, "{label}: wrong count");
+    }
+    let per_second = (count * reps) as f64 / started.elapsed().as_secs_f64();
+    println!("{label:<34} {per_second:>14.0} per second");
+    per_second
+}
+
+fn main() {
+    let positions = positions();
+    let prepared: Vec<_> = positions
+        .iter()
+        .map(|p| retroboard_fix::prepared(p).expect("filtered above"))
+        .collect();
+    let chess: Vec<Chess> = positions.iter().map(|p| p.to_chess().expect("valid")).collect();
+    let engine_count: usize = positions.iter().map(|p| retractions(p).len()).sum();
+    let raw_count: usize = prepared.iter().map(|r| r.unmove_count()).sum();
+    let forward_count: usize = chess.iter().map(|c| c.legal_moves().len()).sum();
+    // Every engine retraction replays (checked once, outside the timing).
+    for p in positions.iter().take(200) {
+        for r in retractions(p) {
+            retroclock::verify::check_retraction(p, &r.predecessor, r.mv).expect("replays");
+        }
+    }
+
+    let mut c = Criterion::default().configure_from_args().sample_size(10);
+    let mut group = c.benchmark_group("retractions");
+    group.bench_function("engine", |b| {
+        b.iter(|| positions.iter().map(|p| retractions(p).len()).sum::<usize>())
+    });
+    group.bench_function("retroboard_raw", |b| {
+        b.iter(|| prepared.iter().map(|r| r.unmove_count()).sum::<usize>())
+    });
+    group.bench_function("shakmaty_forward", |b| {
+        b.iter(|| chess.iter().map(|c| c.legal_moves().len()).sum::<usize>())
+    });
+    group.finish();
+
+    println!("\n{} positions from random games", positions.len());
+    let engine = rate("engine retractions", engine_count, || {
+        positions.iter().map(|p| retractions(p).len()).sum()
+    });
+    let raw = rate("retroboard raw legal_unmoves", raw_count, || {
+        prepared.iter().map(|r| r.unmove_count()).sum()
+    });
+    let forward = rate("shakmaty forward legal moves", forward_count, || {
+        chess.iter().map(|c| c.legal_moves().len()).sum()
+    });
+    println!("engine / retroboard raw: {:.2}x", engine / raw);
+    println!("engine / shakmaty forward: {:.2}x", engine / forward);
+    println!(
+        "(the engine builds and checks every predecessor position; retroboard returns unmoves only; counts: engine {engine_count}, retroboard {raw_count})"
+    );
+}
