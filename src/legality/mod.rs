@@ -234,7 +234,7 @@ fn write_squares(f: &mut fmt::Formatter<'_>, squares: Bitboard) -> fmt::Result {
     Ok(())
 }
 
-/// Writes the files of a mask as "a-, b- and c-file(s)".
+/// Writes the files of a mask as "a-file", "a- and b-files" or "a-, b- and c-files".
 fn write_files(f: &mut fmt::Formatter<'_>, files: u8) -> fmt::Result {
     let n = files.count_ones() as usize;
     let mut i = 0;
@@ -243,11 +243,11 @@ fn write_files(f: &mut fmt::Formatter<'_>, files: u8) -> fmt::Result {
             if i > 0 {
                 f.write_str(if i + 1 == n { " and " } else { ", " })?;
             }
-            write!(f, "{}", File::new(file))?;
+            write!(f, "{}-", File::new(file))?;
             i += 1;
         }
     }
-    f.write_str(if n == 1 { "-file" } else { "-files" })
+    f.write_str(if n == 1 { "file" } else { "files" })
 }
 
 fn plural(n: u32, one: &'static str, many: &'static str) -> &'static str {
@@ -299,8 +299,9 @@ impl fmt::Display for Illegality {
                     }
                     DoubleCheckFault::Aligned => "both stand on one line through the king",
                     DoubleCheckFault::NoSingleMove => {
-                        "neither can have moved last from the other's line, and no promotion or \
-                         en-passant capture explains both"
+                        "neither can have moved last from a square on the other's line without \
+                         already giving check there, and no promotion or en-passant capture \
+                         explains both"
                     }
                 };
                 write!(
@@ -327,21 +328,23 @@ impl fmt::Display for Illegality {
                     side_name(*color),
                     plural(extras, "piece", "pieces")
                 )?;
+                let m = material;
+                let items = [
+                    (sat(m.queens, 1), "queen"),
+                    (sat(m.rooks, 2), "rook"),
+                    (sat(m.knights, 2), "knight"),
+                    (sat(m.light_bishops, 1), "light-squared bishop"),
+                    (sat(m.dark_bishops, 1), "dark-squared bishop"),
+                ];
                 let mut first = true;
-                let mut item = |f: &mut fmt::Formatter<'_>, n: u32, what: &str| {
+                for (n, what) in items {
                     if n == 0 {
-                        return Ok(());
+                        continue;
                     }
                     let sep = if first { "" } else { ", " };
                     first = false;
-                    write!(f, "{sep}{n} {what}")
-                };
-                let m = material;
-                item(f, sat(m.queens, 1), "queen(s) beyond 1")?;
-                item(f, sat(m.rooks, 2), "rook(s) beyond 2")?;
-                item(f, sat(m.knights, 2), "knight(s) beyond 2")?;
-                item(f, sat(m.light_bishops, 1), "light-squared bishop(s) beyond 1")?;
-                item(f, sat(m.dark_bishops, 1), "dark-squared bishop(s) beyond 1")?;
+                    write!(f, "{sep}{n} extra {what}{}", plural(n, "", "s"))?;
+                }
                 write!(
                     f,
                     ") but with {} pawns on the board only {missing} can have promoted",

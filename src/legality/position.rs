@@ -46,16 +46,15 @@ fn origins(board: &Board, sq: Square, piece: Piece) -> (Bitboard, Bitboard) {
             let mut bb = Bitboard::EMPTY;
             // A pawn on its starting rank has never moved; a pawn cannot come from rank 1.
             if rel_rank >= Rank::Third {
-                if let Some(behind) = sq.offset(-fwd) {
-                    if empty.contains(behind) {
-                        bb.add(behind);
-                        if rel_rank == Rank::Fourth {
-                            if let Some(two) = behind.offset(-fwd) {
-                                if empty.contains(two) {
-                                    bb.add(two);
-                                }
-                            }
-                        }
+                if let Some(behind) = sq.offset(-fwd)
+                    && empty.contains(behind)
+                {
+                    bb.add(behind);
+                    if rel_rank == Rank::Fourth
+                        && let Some(two) = behind.offset(-fwd)
+                        && empty.contains(two)
+                    {
+                        bb.add(two);
                     }
                 }
                 // Squares from which a pawn of `mover` attacks `sq`.
@@ -88,7 +87,13 @@ fn origins(board: &Board, sq: Square, piece: Piece) -> (Bitboard, Bitboard) {
 /// Before the move the side now to move was not in check, so the moved unit did not attack the
 /// king from its origin (tested with the destination treated as occupied, which gives the fewest
 /// attacks and so never rejects a possible origin).
-fn double_check_possible(board: &Board, king: Square, mover: Color, c1: Square, c2: Square) -> bool {
+fn double_check_possible(
+    board: &Board,
+    king: Square,
+    mover: Color,
+    c1: Square,
+    c2: Square,
+) -> bool {
     let (Some(p1), Some(p2)) = (board.piece_at(c1), board.piece_at(c2)) else {
         return true;
     };
@@ -142,10 +147,7 @@ fn ep_capture_explains(board: &Board, king: Square, mover: Color, c1: Square, c2
             before.discard_piece_at(y);
             before.set_piece_at(x1, mover.pawn());
             before.set_piece_at(x2, (!mover).pawn());
-            if before
-                .attacks_to(king, mover, before.occupied())
-                .is_empty()
-            {
+            if before.attacks_to(king, mover, before.occupied()).is_empty() {
                 return true;
             }
         }

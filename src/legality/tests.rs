@@ -1,17 +1,22 @@
 //! Unit tests for the static legality checks.
 
 use shakmaty::{
-    Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, Position, Role, Square,
-    fen::Fen,
+    Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, Position, Role, Square, fen::Fen,
 };
 
 use super::*;
+use shakmaty::attacks;
 
 /// Board, side to move, castling rook squares and e.p. square of a FEN.
 fn parse(fen: &str) -> (Board, Color, Bitboard, Option<Square>) {
     let fen: Fen = fen.parse().expect("test FEN parses");
     let setup = fen.as_setup().clone();
-    (setup.board, setup.turn, setup.castling_rights, setup.ep_square)
+    (
+        setup.board,
+        setup.turn,
+        setup.castling_rights,
+        setup.ep_square,
+    )
 }
 
 fn reasons(fen: &str) -> Vec<Illegality> {
@@ -37,7 +42,12 @@ fn assert_passes(fen: &str) {
 #[track_caller]
 fn only_reason(fen: &str) -> (Illegality, String) {
     let r = reasons(fen);
-    assert_eq!(r.len(), 1, "{fen}: expected one reason, got {:?}", messages(fen));
+    assert_eq!(
+        r.len(),
+        1,
+        "{fen}: expected one reason, got {:?}",
+        messages(fen)
+    );
     let msg = r[0].to_string();
     (r[0].clone(), msg)
 }
@@ -82,15 +92,30 @@ fn pawns_on_back_ranks() {
 #[test]
 fn side_not_to_move_in_check() {
     let (r, msg) = only_reason("4k3/8/8/8/8/8/8/4R1K1 w - - 0 1");
-    assert!(matches!(r, Illegality::NotToMoveInCheck { color: Color::Black, .. }));
-    assert!(msg.starts_with("the side not to move (Black) is in check"), "{msg}");
+    assert!(matches!(
+        r,
+        Illegality::NotToMoveInCheck {
+            color: Color::Black,
+            ..
+        }
+    ));
+    assert!(
+        msg.starts_with("the side not to move (Black) is in check"),
+        "{msg}"
+    );
     assert_passes("4k3/8/8/8/8/8/8/4R1K1 b - - 0 1");
 }
 
 #[test]
 fn too_many_checkers() {
     let (r, msg) = only_reason("4k3/8/8/8/8/3n1n2/4r3/4K3 w - - 0 1");
-    assert!(matches!(r, Illegality::TooManyCheckers { color: Color::White, .. }));
+    assert!(matches!(
+        r,
+        Illegality::TooManyCheckers {
+            color: Color::White,
+            ..
+        }
+    ));
     assert!(msg.starts_with("White is checked by 3 units"), "{msg}");
 }
 
@@ -190,7 +215,8 @@ fn too_many_pawns_and_units() {
     let r = messages("4k3/8/8/8/4N3/8/PPPPPPPP/RNBQKBNR w KQ - 0 1");
     assert!(r.contains(&"White has 17 units".to_string()), "{r:?}");
     assert!(
-        r.iter().any(|m| m.starts_with("White has at least 1 promoted piece")),
+        r.iter()
+            .any(|m| m.starts_with("White has at least 1 promoted piece")),
         "{r:?}"
     );
     assert_passes("4k3/8/8/8/8/8/PPPPPPPP/RNBQKBNR w KQ - 0 1");
@@ -199,11 +225,17 @@ fn too_many_pawns_and_units() {
 #[test]
 fn promoted_extras() {
     let (r, msg) = only_reason("4k3/8/8/8/8/8/PPPPPPPP/3QK2Q w - - 0 1");
-    assert!(matches!(r, Illegality::TooManyPromoted { color: Color::White, .. }));
+    assert!(matches!(
+        r,
+        Illegality::TooManyPromoted {
+            color: Color::White,
+            ..
+        }
+    ));
     assert_eq!(
         msg,
-        "White has at least 1 promoted piece (1 queen(s) beyond 1) but with 8 pawns on the \
-         board only 0 can have promoted"
+        "White has at least 1 promoted piece (1 extra queen) but with 8 pawns on the board only \
+         0 can have promoted"
     );
     assert_passes("4k3/8/8/8/8/8/PPPPPPP1/3QK2Q w - - 0 1");
     // Two light-squared bishops with 8 pawns; a light and a dark one are fine.
@@ -212,17 +244,29 @@ fn promoted_extras() {
     assert_passes("4k3/8/8/8/8/8/PPPPPPPP/4KBB1 w - - 0 1");
     // Black: three rooks and eight pawns.
     let (r, _) = only_reason("rr2k2r/pppppppp/8/8/8/8/8/4K3 w - - 0 1");
-    assert!(matches!(r, Illegality::TooManyPromoted { color: Color::Black, .. }));
+    assert!(matches!(
+        r,
+        Illegality::TooManyPromoted {
+            color: Color::Black,
+            ..
+        }
+    ));
 }
 
 #[test]
 fn pawn_files_exhausted() {
     let (r, msg) = only_reason("4k3/8/8/8/8/P7/PP6/4K3 w - - 0 1");
-    assert!(matches!(r, Illegality::PawnFilesExhausted { color: Color::White, .. }));
+    assert!(matches!(
+        r,
+        Illegality::PawnFilesExhausted {
+            color: Color::White,
+            ..
+        }
+    ));
     assert_eq!(
         msg,
         "White's pawns on a2, b2 and a3 need 3 different starting files but can only come \
-         from the a and b-files"
+         from the a- and b-files"
     );
     assert_eq!(
         min_pawn_captures(&board("4k3/8/8/8/8/P7/PP6/4K3 w - - 0 1"), Color::White),
@@ -243,7 +287,7 @@ fn min_pawn_captures_structures() {
     assert_eq!(w("4k3/8/8/8/8/PP6/P7/4K3 w - - 0 1"), 2);
     // Quadrupled a-pawns: a3 from b, a4 from c, a5 from d.
     assert_eq!(w("4k3/8/8/P7/P7/P7/P7/4K3 w - - 0 1"), 6);
-    // A pawn far from home: h2 and a pawn on b5 from e2 at least 3 files away? No: from b2.
+    // Pawns on distinct files need no capture, however far advanced.
     assert_eq!(w("4k3/8/8/1P6/8/8/7P/4K3 w - - 0 1"), 0);
     // Black doubled h-pawns.
     assert_eq!(b("4k3/7p/7p/8/8/8/8/4K3 w - - 0 1"), 1);
@@ -315,7 +359,13 @@ fn black_pawn_captures() {
     // Black e-pawns on e6 and e5 need one capture; White has all 16 units.
     let fen = "rnbqkbnr/ppp2ppp/4p3/4p3/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
     let (r, msg) = only_reason(fen);
-    assert!(matches!(r, Illegality::PawnCaptures { color: Color::Black, .. }));
+    assert!(matches!(
+        r,
+        Illegality::PawnCaptures {
+            color: Color::Black,
+            ..
+        }
+    ));
     assert!(msg.contains("but White has no units missing"), "{msg}");
     // The c-pawn of Black gone from the board... still no white unit missing.
     assert_passes("rnbqkbnr/ppp2ppp/4p3/4p3/8/8/PPPPPPP1/RNBQKBNR w KQkq - 0 1");
@@ -368,11 +418,20 @@ fn en_passant_square() {
             ..
         }
     ));
-    assert_eq!(msg, "e.p. square e6 must be on rank 3 when Black is to move");
+    assert_eq!(
+        msg,
+        "e.p. square e6 must be on rank 3 when Black is to move"
+    );
     let (_, msg) = only_reason("rnbqkbnr/pppppppp/8/8/4P3/8/PPPPNPPP/RNBQKB1R b KQkq e3 0 1");
-    assert_eq!(msg, "e.p. square e3 needs a white pawn on e4, e2 and e3 empty");
+    assert_eq!(
+        msg,
+        "e.p. square e3 needs a white pawn on e4, e2 and e3 empty"
+    );
     let (_, msg) = only_reason("rnbqkbnr/pppp1ppp/8/8/4p3/8/PPPPPPPP/RNBQKBNR w KQkq e6 0 1");
-    assert_eq!(msg, "e.p. square e6 needs a black pawn on e5, e7 and e6 empty");
+    assert_eq!(
+        msg,
+        "e.p. square e6 needs a black pawn on e5, e7 and e6 empty"
+    );
 }
 
 #[test]
@@ -491,7 +550,10 @@ fn fullmove_bounds() {
     assert_eq!(fullmove_bound(40, Color::White), 78);
     assert_eq!(fullmove_bound(40, Color::Black), 79);
     assert_eq!(fullmove_bound(0, Color::White), 0);
-    assert_eq!(fullmove_bound(u32::MAX, Color::Black), 2 * (u64::from(u32::MAX) - 1) + 1);
+    assert_eq!(
+        fullmove_bound(u32::MAX, Color::Black),
+        2 * (u64::from(u32::MAX) - 1) + 1
+    );
 }
 
 // ---------------------------------------------------------------- robustness
@@ -547,7 +609,11 @@ fn never_panics_on_odd_boards() {
             let sq = Square::new(rng.below(64) as u32);
             b.set_piece_at(sq, pieces[rng.below(pieces.len())]);
         }
-        let turn = if rng.below(2) == 0 { Color::White } else { Color::Black };
+        let turn = if rng.below(2) == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
         let castling = Bitboard(rng.next() & rng.next() & rng.next());
         let ep = (rng.below(2) == 0).then(|| Square::new(rng.below(64) as u32));
         for r in static_reasons(&b, turn, castling, ep) {
@@ -698,4 +764,579 @@ fn setup_round_trip_of_real_castling() {
         .into_position(CastlingMode::Standard)
         .expect("legal");
     assert_real(&pos, "setup");
+}
+
+/// Whether a reason is about the placement and the last move (not about material or castling).
+fn is_move_reason(r: &Illegality) -> bool {
+    matches!(
+        r,
+        Illegality::NotToMoveInCheck { .. }
+            | Illegality::TooManyCheckers { .. }
+            | Illegality::ImpossibleDoubleCheck { .. }
+            | Illegality::EnPassant { .. }
+    )
+}
+
+/// A random position that shakmaty accepts (kings, pieces and pawns placed at random, no
+/// castling rights, no e.p. square), or `None`.
+fn random_setup(rng: &mut XorShift) -> Option<Chess> {
+    let mut setup = shakmaty::Setup::empty();
+    let mut place = |rng: &mut XorShift, piece: shakmaty::Piece, pawn: bool| {
+        let sq = Square::new(rng.below(64) as u32);
+        if (pawn && Bitboard::BACKRANKS.contains(sq)) || setup.board.occupied().contains(sq) {
+            return;
+        }
+        setup.board.set_piece_at(sq, piece);
+    };
+    place(rng, Color::White.king(), false);
+    place(rng, Color::Black.king(), false);
+    let n = 4 + rng.below(14);
+    for _ in 0..n {
+        let color = if rng.below(2) == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        // Mostly line pieces and pawns: they make double checks and e.p. captures likely.
+        let role = [
+            Role::Pawn,
+            Role::Pawn,
+            Role::Pawn,
+            Role::Knight,
+            Role::Bishop,
+            Role::Rook,
+            Role::Rook,
+            Role::Queen,
+        ][rng.below(8)];
+        place(rng, role.of(color), role == Role::Pawn);
+    }
+    setup.turn = if rng.below(2) == 0 {
+        Color::White
+    } else {
+        Color::Black
+    };
+    setup
+        .position::<Chess>(CastlingMode::Standard)
+        .or_else(shakmaty::PositionError::ignore_too_much_material)
+        .ok()
+}
+
+/// From random (not necessarily reachable) positions, every legal move leads to a position
+/// whose checks and e.p. square one move explains: the check conditions only assume that the
+/// previous position had the side now to move out of check.
+#[test]
+fn checks_after_any_legal_move_pass() {
+    let mut rng = XorShift(0x0bad_cafe_dead_beef);
+    let (mut positions, mut double_checks, mut ep_double_checks, mut ep_checks) = (0, 0, 0, 0);
+    let mut starts = 0;
+    while starts < 800 {
+        let Some(mut pos) = random_setup(&mut rng) else {
+            continue;
+        };
+        starts += 1;
+        for _ in 0..12 {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            for m in &moves {
+                let mut child = pos.clone();
+                child.play_unchecked(*m);
+                let checkers = child.checkers().count();
+                for mode in [EnPassantMode::Always, EnPassantMode::Legal] {
+                    let ep = child.ep_square(mode);
+                    let r: Vec<_> =
+                        static_reasons(child.board(), child.turn(), Bitboard::EMPTY, ep)
+                            .into_iter()
+                            .filter(is_move_reason)
+                            .collect();
+                    assert!(
+                        r.is_empty(),
+                        "{} after {m:?} from {}: {:?}",
+                        Fen::from_position(&child, EnPassantMode::Always),
+                        Fen::from_position(&pos, EnPassantMode::Always),
+                        r.iter().map(ToString::to_string).collect::<Vec<_>>()
+                    );
+                }
+                positions += 1;
+                if checkers == 2 {
+                    double_checks += 1;
+                    if m.is_en_passant() {
+                        ep_double_checks += 1;
+                    }
+                }
+                if checkers > 0 && child.ep_square(EnPassantMode::Always).is_some() {
+                    ep_checks += 1;
+                }
+            }
+            // Prefer checking moves: they lead to positions rich in checks.
+            let checking: Vec<_> = moves
+                .iter()
+                .filter(|m| {
+                    let mut c = pos.clone();
+                    c.play_unchecked(**m);
+                    c.is_check()
+                })
+                .copied()
+                .collect();
+            let m = if !checking.is_empty() && rng.below(2) == 0 {
+                checking[rng.below(checking.len())]
+            } else {
+                moves[rng.below(moves.len())]
+            };
+            pos.play_unchecked(m);
+        }
+    }
+    eprintln!(
+        "{positions} positions, {double_checks} double checks ({ep_double_checks} by e.p.), \
+         {ep_checks} checks with an e.p. square"
+    );
+    assert!(double_checks > 50, "{double_checks}");
+    assert!(ep_checks > 20, "{ep_checks}");
+    let _ = ep_double_checks;
+}
+
+/// Brute force: every assignment of pawns to distinct files, and every choice of files for the
+/// promoted pawns.
+fn brute_min_captures(pawns: &[(u8, u8)], blocked: u8, extras: usize) -> u32 {
+    fn go(pawns: &[(u8, u8)], used: u8, blocked: u8, extras: usize) -> u32 {
+        match pawns.split_first() {
+            Some((&(f, reach), rest)) => {
+                let mut best = UNASSIGNABLE;
+                for g in 0..8u8 {
+                    if used & (1 << g) == 0 && f.abs_diff(g) <= reach {
+                        let c = go(rest, used | (1 << g), blocked, extras);
+                        if c != UNASSIGNABLE {
+                            best = best.min(c + u32::from(f.abs_diff(g)));
+                        }
+                    }
+                }
+                best
+            }
+            None => {
+                let free = !used;
+                let k = extras.min(free.count_ones() as usize) as u32;
+                k.saturating_sub((free & !blocked).count_ones())
+            }
+        }
+    }
+    go(pawns, 0, blocked, extras)
+}
+
+#[test]
+fn min_pawn_captures_matches_brute_force() {
+    let mut rng = XorShift(0x5eed_0000_0000_0001);
+    for _ in 0..3000 {
+        let mut b = Board::empty();
+        b.set_piece_at(Square::E1, Color::White.king());
+        b.set_piece_at(Square::E8, Color::Black.king());
+        let n = rng.below(9);
+        for _ in 0..n {
+            // White pawns on ranks 2-7, clustered on a few files to force conflicts.
+            let file = rng.below(4) as u32 + if rng.below(3) == 0 { 4 } else { 0 };
+            let rank = 1 + rng.below(6) as u32;
+            let sq = Square::from_coords(shakmaty::File::new(file), shakmaty::Rank::new(rank));
+            if !b.occupied().contains(sq) {
+                b.set_piece_at(sq, Color::White.pawn());
+            }
+        }
+        for _ in 0..rng.below(4) {
+            let sq = Square::from_coords(
+                shakmaty::File::new(rng.below(8) as u32),
+                shakmaty::Rank::Seventh,
+            );
+            if !b.occupied().contains(sq) {
+                b.set_piece_at(sq, Color::Black.pawn());
+            }
+        }
+        let queens = rng.below(4);
+        for i in 0..queens {
+            b.set_piece_at(Square::new(i as u32), Color::White.queen());
+        }
+        let pawns: Vec<(u8, u8)> = (b.by_piece(Color::White.pawn()))
+            .into_iter()
+            .map(|sq| (sq.file().to_u32() as u8, sq.rank().to_u32() as u8 - 1))
+            .collect();
+        let blocked = file_mask_of(b.by_piece(Color::Black.pawn()) & shakmaty::Rank::Seventh);
+        let expected = brute_min_captures(&pawns, blocked, queens.saturating_sub(1));
+        assert_eq!(
+            min_pawn_captures(&b, Color::White),
+            expected,
+            "{}",
+            b.board_fen()
+        );
+        // Black's view of the mirrored board gives the same number.
+        let mirrored = b.clone().into_mirrored();
+        assert_eq!(min_pawn_captures(&mirrored, Color::Black), expected);
+    }
+}
+
+fn file_mask_of(bb: Bitboard) -> u8 {
+    bb.into_iter()
+        .fold(0, |m, sq| m | (1 << sq.file().to_u32()))
+}
+
+/// Positions set up for an e.p. capture (a white pawn on the fifth rank, a black pawn about to
+/// double-step beside it, white line pieces around): after the double step, every white move
+/// (e.p. captures included) leads to checks that one move explains.
+#[test]
+fn en_passant_captures_pass() {
+    let mut rng = XorShift(0x00c0_ffee_1234_5678);
+    let (mut tried, mut ep_checks, mut ep_double_checks) = (0, 0, 0);
+    while tried < 6000 {
+        let mut setup = shakmaty::Setup::empty();
+        let f = rng.below(8) as i32;
+        let side = if f == 0 || (f < 7 && rng.below(2) == 0) {
+            1
+        } else {
+            -1
+        };
+        let g = f + side;
+        let sq = |file: i32, rank: u32| {
+            Square::from_coords(shakmaty::File::new(file as u32), shakmaty::Rank::new(rank))
+        };
+        setup.board.set_piece_at(sq(f, 4), Color::White.pawn());
+        setup.board.set_piece_at(sq(g, 6), Color::Black.pawn());
+        let reserved = Bitboard::from(sq(f, 4))
+            .with(sq(g, 6))
+            .with(sq(g, 5))
+            .with(sq(g, 4));
+        let place = |board: &mut Board, rng: &mut XorShift, piece: shakmaty::Piece| {
+            let s = Square::new(rng.below(64) as u32);
+            if reserved.contains(s) || board.occupied().contains(s) {
+                return;
+            }
+            if piece.role == Role::Pawn && Bitboard::BACKRANKS.contains(s) {
+                return;
+            }
+            board.set_piece_at(s, piece);
+        };
+        place(&mut setup.board, &mut rng, Color::White.king());
+        // The black king near the fifth and sixth ranks, where the e.p. lines run.
+        let kf = rng.below(8) as i32;
+        let kr = 2 + rng.below(5) as u32;
+        if !setup.board.occupied().contains(sq(kf, kr)) && !reserved.contains(sq(kf, kr)) {
+            setup.board.set_piece_at(sq(kf, kr), Color::Black.king());
+        }
+        for _ in 0..2 + rng.below(4) {
+            let role = [Role::Bishop, Role::Rook, Role::Queen][rng.below(3)];
+            place(&mut setup.board, &mut rng, role.of(Color::White));
+        }
+        for _ in 0..rng.below(4) {
+            let role = [Role::Pawn, Role::Knight, Role::Bishop, Role::Rook][rng.below(4)];
+            let color = if rng.below(2) == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            place(&mut setup.board, &mut rng, role.of(color));
+        }
+        setup.turn = Color::Black;
+        let Ok(pos) = setup
+            .position::<Chess>(CastlingMode::Standard)
+            .or_else(shakmaty::PositionError::ignore_too_much_material)
+        else {
+            continue;
+        };
+        let double_step = pos
+            .legal_moves()
+            .into_iter()
+            .find(|m| m.from() == Some(sq(g, 6)) && m.to() == sq(g, 4));
+        let Some(double_step) = double_step else {
+            continue;
+        };
+        tried += 1;
+        let mut after = pos.clone();
+        after.play_unchecked(double_step);
+        for m in &after.legal_moves() {
+            let mut child = after.clone();
+            child.play_unchecked(*m);
+            let r: Vec<_> = static_reasons(child.board(), child.turn(), Bitboard::EMPTY, None)
+                .into_iter()
+                .filter(is_move_reason)
+                .collect();
+            assert!(
+                r.is_empty(),
+                "{} after {m:?} from {}: {:?}",
+                Fen::from_position(&child, EnPassantMode::Always),
+                Fen::from_position(&after, EnPassantMode::Always),
+                r.iter().map(ToString::to_string).collect::<Vec<_>>()
+            );
+            if m.is_en_passant() && child.is_check() {
+                ep_checks += 1;
+                if child.checkers().count() == 2 {
+                    ep_double_checks += 1;
+                }
+            }
+        }
+    }
+    eprintln!("{tried} double steps, {ep_checks} e.p. checks, {ep_double_checks} double");
+    assert!(ep_double_checks > 20, "{ep_double_checks}");
+}
+
+/// Positions set up for a discovered check (a line piece aimed at the king, a unit of the same
+/// side in between, more units around): every legal move leads to checks one move explains.
+/// Many of these are double checks, including ones given by promotions.
+#[test]
+fn discovered_checks_pass() {
+    let mut rng = XorShift(0xfeed_face_0bad_f00d);
+    let (mut setups, mut double_checks, mut promo_double) = (0, 0, 0);
+    let directions = [
+        (1, 0),
+        (-1, 0),
+        (0, 1),
+        (0, -1),
+        (1, 1),
+        (1, -1),
+        (-1, 1),
+        (-1, -1),
+    ];
+    while setups < 5000 {
+        let mover = if rng.below(2) == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let mut board = Board::empty();
+        let king = Square::new(rng.below(64) as u32);
+        board.set_piece_at(king, (!mover).king());
+        let (df, dr) = directions[rng.below(8)];
+        let d = 2 + rng.below(6) as i32;
+        let at = |k: i32| {
+            let f = king.file().to_u32() as i32 + df * k;
+            let r = king.rank().to_u32() as i32 + dr * k;
+            ((0..8).contains(&f) && (0..8).contains(&r)).then(|| {
+                Square::from_coords(shakmaty::File::new(f as u32), shakmaty::Rank::new(r as u32))
+            })
+        };
+        let (Some(slider_sq), Some(blocker_sq)) = (at(d), at(1 + rng.below(d as usize - 1) as i32))
+        else {
+            continue;
+        };
+        let slider = if rng.below(3) == 0 {
+            Role::Queen
+        } else if df == 0 || dr == 0 {
+            Role::Rook
+        } else {
+            Role::Bishop
+        };
+        board.set_piece_at(slider_sq, slider.of(mover));
+        let blocker = [
+            Role::Pawn,
+            Role::Pawn,
+            Role::Knight,
+            Role::Bishop,
+            Role::Rook,
+            Role::Queen,
+            Role::King,
+        ][rng.below(7)];
+        if blocker == Role::Pawn && Bitboard::BACKRANKS.contains(blocker_sq) {
+            continue;
+        }
+        board.set_piece_at(blocker_sq, blocker.of(mover));
+        let mut extra = 1 + rng.below(6);
+        while extra > 0 {
+            let s = Square::new(rng.below(64) as u32);
+            if board.occupied().contains(s) {
+                continue;
+            }
+            extra -= 1;
+            let color = if rng.below(2) == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            let role = [
+                Role::Pawn,
+                Role::Knight,
+                Role::Bishop,
+                Role::Rook,
+                Role::Queen,
+            ][rng.below(5)];
+            if role == Role::Pawn && Bitboard::BACKRANKS.contains(s) {
+                continue;
+            }
+            board.set_piece_at(s, role.of(color));
+        }
+        if blocker != Role::King {
+            let s = Square::new(rng.below(64) as u32);
+            if board.occupied().contains(s) {
+                continue;
+            }
+            board.set_piece_at(s, mover.king());
+        }
+        let mut setup = shakmaty::Setup::empty();
+        setup.board = board;
+        setup.turn = mover;
+        let Ok(pos) = setup
+            .position::<Chess>(CastlingMode::Standard)
+            .or_else(shakmaty::PositionError::ignore_too_much_material)
+        else {
+            continue;
+        };
+        setups += 1;
+        for m in &pos.legal_moves() {
+            let mut child = pos.clone();
+            child.play_unchecked(*m);
+            let r: Vec<_> = static_reasons(
+                child.board(),
+                child.turn(),
+                Bitboard::EMPTY,
+                child.ep_square(EnPassantMode::Always),
+            )
+            .into_iter()
+            .filter(is_move_reason)
+            .collect();
+            assert!(
+                r.is_empty(),
+                "{} after {m:?} from {}: {:?}",
+                Fen::from_position(&child, EnPassantMode::Always),
+                Fen::from_position(&pos, EnPassantMode::Always),
+                r.iter().map(ToString::to_string).collect::<Vec<_>>()
+            );
+            if child.checkers().count() == 2 {
+                double_checks += 1;
+                if m.is_promotion() {
+                    promo_double += 1;
+                }
+            }
+        }
+    }
+    eprintln!("{setups} setups, {double_checks} double checks, {promo_double} by promotion");
+    assert!(double_checks > 1000, "{double_checks}");
+    assert!(promo_double > 20, "{promo_double}");
+}
+
+/// A random board with one king each, up to 8 pawns (ranks 2–7) and some pieces per side.
+fn random_material_board(rng: &mut XorShift) -> Board {
+    let mut b = Board::empty();
+    for color in Color::ALL {
+        loop {
+            let s = Square::new(rng.below(64) as u32);
+            if !b.occupied().contains(s) {
+                b.set_piece_at(s, color.king());
+                break;
+            }
+        }
+        let pawns = rng.below(9);
+        let pieces = rng.below(9);
+        let mut placed = 0;
+        while placed < pawns + pieces {
+            let s = Square::new(rng.below(64) as u32);
+            let role = if placed < pawns {
+                Role::Pawn
+            } else {
+                [Role::Knight, Role::Bishop, Role::Rook, Role::Queen][rng.below(4)]
+            };
+            if b.occupied().contains(s) || (role == Role::Pawn && Bitboard::BACKRANKS.contains(s)) {
+                continue;
+            }
+            b.set_piece_at(s, role.of(color));
+            placed += 1;
+        }
+    }
+    b
+}
+
+fn empty_square(rng: &mut XorShift, b: &Board, allowed: Bitboard) -> Option<Square> {
+    let free = allowed & !b.occupied();
+    let n = free.count();
+    (n > 0).then(|| free.into_iter().nth(rng.below(n)).expect("n > 0"))
+}
+
+/// The allowance only forbids what the material conditions forbid: whenever a predecessor made
+/// by un-capturing or un-promoting passes [`material_reasons`], the allowance permits it.
+#[test]
+fn allowance_never_forbids_a_passing_predecessor() {
+    let mut rng = XorShift(0xa110_ca7e_5eed_0001);
+    let (mut uncaptures, mut unpromotions) = (0, 0);
+    for _ in 0..40_000 {
+        let b = random_material_board(&mut rng);
+        let victim = if rng.below(2) == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let capturer_side = !victim;
+        let fwd = if capturer_side.is_white() { 8 } else { -8 };
+        // Un-capture: a unit of `capturer_side` goes back, a unit of `victim` reappears.
+        let units: Vec<Square> = b.by_color(capturer_side).into_iter().collect();
+        let s = units[rng.below(units.len())];
+        let Some(capturer) = b.role_at(s) else {
+            continue;
+        };
+        let role = [
+            Role::Pawn,
+            Role::Knight,
+            Role::Bishop,
+            Role::Rook,
+            Role::Queen,
+        ][rng.below(5)];
+        let mut pred = b.clone();
+        pred.discard_piece_at(s);
+        let back_rank = Bitboard::from_rank(capturer_side.relative_rank(shakmaty::Rank::Eighth));
+        let origin = if capturer == Role::Pawn
+            || (capturer != Role::King && back_rank.contains(s) && rng.below(2) == 0)
+        {
+            // A pawn capture, or a promotion with capture: the pawn came from diagonally behind.
+            let behind = attacks::pawn_attacks(victim, s) & !Bitboard::BACKRANKS;
+            empty_square(&mut rng, &b, behind).map(|o| (o, capturer_side.pawn()))
+        } else {
+            let same_colour = if capturer == Role::Bishop {
+                if s.is_light() {
+                    Bitboard::LIGHT_SQUARES
+                } else {
+                    Bitboard::DARK_SQUARES
+                }
+            } else {
+                Bitboard::FULL
+            };
+            empty_square(&mut rng, &b, same_colour).map(|o| (o, capturer.of(capturer_side)))
+        };
+        if let Some((o, piece)) = origin
+            && !(role == Role::Pawn && Bitboard::BACKRANKS.contains(s))
+        {
+            pred.set_piece_at(o, piece);
+            pred.set_piece_at(s, role.of(victim));
+            if material_reasons(&pred).is_empty() {
+                uncaptures += 1;
+                let a = allowance(&b, victim);
+                assert!(
+                    a.can_uncapture_by(role, s, capturer)
+                        && a.can_uncapture_at(role, s)
+                        && a.can_uncapture(role),
+                    "un-capturing a {role:?} on {s} by {capturer:?} from {o} is forbidden in {} \
+                     though {} passes",
+                    b.board_fen(),
+                    pred.board_fen()
+                );
+            }
+        }
+        // Un-promotion: a piece of `capturer_side` on its last rank becomes a pawn behind it.
+        for s in b.by_color(capturer_side) & back_rank & !b.kings() {
+            let Some(role) = b.role_at(s) else { continue };
+            let straight = s.offset(-fwd).map(Bitboard::from).unwrap_or_default();
+            for o in (straight | attacks::pawn_attacks(victim, s)) & !b.occupied() {
+                let mut pred = b.clone();
+                pred.discard_piece_at(s);
+                pred.set_piece_at(o, capturer_side.pawn());
+                if !straight.contains(o) {
+                    // A promotion with capture puts a unit of the other side back.
+                    pred.set_piece_at(s, Role::Knight.of(victim));
+                }
+                if material_reasons(&pred).is_empty() {
+                    unpromotions += 1;
+                    let a = allowance(&b, capturer_side);
+                    assert!(
+                        a.can_unpromote(role, s) && a.unpromotions >= 1,
+                        "un-promoting the {role:?} on {s} to {o} is forbidden in {} though {} passes",
+                        b.board_fen(),
+                        pred.board_fen()
+                    );
+                }
+            }
+        }
+    }
+    eprintln!("{uncaptures} un-captures, {unpromotions} un-promotions checked");
+    assert!(uncaptures > 5000 && unpromotions > 1000);
 }
