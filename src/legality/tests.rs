@@ -1340,3 +1340,208 @@ fn allowance_never_forbids_a_passing_predecessor() {
     eprintln!("{uncaptures} un-captures, {unpromotions} un-promotions checked");
     assert!(uncaptures > 5000 && unpromotions > 1000);
 }
+
+// ---------------------------------------------------------------- real data (SPEC §8)
+
+/// The shared corpus folder, or `None` (with a visible message) when it is absent.
+fn corpus_dir(test: &str) -> Option<std::path::PathBuf> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    // `../shared/corpus` beside the crate; a git worktree one level deeper also finds it.
+    for rel in ["../shared/corpus", "../../shared/corpus"] {
+        let dir = root.join(rel);
+        if dir.is_dir() {
+            return Some(dir);
+        }
+    }
+    eprintln!("SKIPPED {test}: ../shared/corpus is absent");
+    None
+}
+
+/// Data lines of a corpus TSV (no `#` header lines, no column-name line).
+fn tsv_rows(text: &str) -> impl Iterator<Item = Vec<&str>> {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .skip(1)
+        .map(|l| l.split('\t').collect())
+}
+
+/// The SAN tokens of a PGN's movetext (comments, variations, NAGs, numbers, results dropped).
+fn pgn_moves(pgn: &str) -> Vec<String> {
+    let mut text = String::new();
+    for line in pgn.lines() {
+        let t = line.trim_start();
+        if t.starts_with('%') || t.starts_with('[') {
+            continue;
+        }
+        let line = line.split(';').next().unwrap_or("");
+        text.push_str(line);
+        text.push(' ');
+    }
+    let mut clean = String::new();
+    let (mut brace, mut paren) = (false, 0);
+    for ch in text.chars() {
+        match ch {
+            '{' => brace = true,
+            '}' => brace = false,
+            '(' if !brace => paren += 1,
+            ')' if !brace => paren -= 1,
+            _ if brace || paren > 0 => {}
+            _ => clean.push(ch),
+        }
+    }
+    clean
+        .split_whitespace()
+        .filter(|t| !matches!(*t, "1-0" | "0-1" | "1/2-1/2" | "*"))
+        .map(|t| t.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.'))
+        .filter(|t| !t.is_empty() && !t.starts_with('$'))
+        .map(|t| t.trim_end_matches(['+', '#', '!', '?']).to_string())
+        .collect()
+}
+
+/// The FEN header of a PGN, if any.
+fn pgn_fen(pgn: &str) -> Option<&str> {
+    pgn.lines()
+        .find_map(|l| l.trim().strip_prefix("[FEN \"")?.strip_suffix("\"]"))
+}
+
+/// Every position of the clean-chess games (from the initial array) passes the checks.
+#[test]
+fn clean_chess_games_pass() {
+    let Some(dir) = corpus_dir("clean_chess_games_pass") else {
+        return;
+    };
+    let mut files = Vec::new();
+    let mut stack = vec![dir.join("clean_chess")];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).expect("corpus folder readable") {
+            let path = entry.expect("dir entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "pgn") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    let (mut games, mut positions, mut from_fen) = (0, 0, 0);
+    for path in &files {
+        let pgn = std::fs::read_to_string(path).expect("pgn readable");
+        if pgn_fen(&pgn).is_some() {
+            // Set-up positions are test fixtures, not positions from the initial array.
+            from_fen += 1;
+            continue;
+        }
+        let mut pos = Chess::default();
+        for san in pgn_moves(&pgn) {
+            let m = san
+                .parse::<shakmaty::san::San>()
+                .ok()
+                .and_then(|s| s.to_move(&pos).ok())
+                .unwrap_or_else(|| panic!("{}: cannot play {san}", path.display()));
+            pos.play_unchecked(m);
+            assert_real(&pos, &format!("{} {san}", path.display()));
+            assert_allowance_permits(&pos, &m);
+            positions += 1;
+        }
+        games += 1;
+    }
+    eprintln!("{games} games, {positions} positions checked; {from_fen} set-up games skipped");
+    assert!(games > 100);
+}
+
+/// Every position of the recorded proof-game solutions passes the checks.
+#[test]
+fn euclide_proof_games_pass() {
+    let Some(dir) = corpus_dir("euclide_proof_games_pass") else {
+        return;
+    };
+    let text = std::fs::read_to_string(dir.join("euclide_proof_games.tsv")).expect("readable");
+    let (mut games, mut positions, mut unplayable) = (0, 0, 0);
+    for row in tsv_rows(&text) {
+        let Some(solutions) = row.get(8) else {
+            continue;
+        };
+        for solution in solutions
+            .split("||")
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
+            let mut pos = Chess::default();
+            let mut ok = true;
+            for san in solution.split_whitespace() {
+                let san = san.trim_end_matches(['+', '#', '!', '?']);
+                let Some(m) = san
+                    .parse::<shakmaty::san::San>()
+                    .ok()
+                    .and_then(|s| s.to_move(&pos).ok())
+                else {
+                    ok = false;
+                    break;
+                };
+                pos.play_unchecked(m);
+                assert_real(&pos, &format!("proof game {} {}: {san}", row[0], row[1]));
+                assert_allowance_permits(&pos, &m);
+                positions += 1;
+            }
+            if ok {
+                games += 1;
+            } else {
+                unplayable += 1;
+            }
+        }
+    }
+    eprintln!("{games} proof games, {positions} positions; {unplayable} not replayable");
+    assert!(games > 100);
+}
+
+/// Positions other libraries reject for a reason this module checks are flagged; positions they
+/// accept as ordinary game positions pass.
+#[test]
+fn corpus_verdicts_agree() {
+    let Some(dir) = corpus_dir("corpus_verdicts_agree") else {
+        return;
+    };
+    let text = std::fs::read_to_string(dir.join("positions.tsv")).expect("readable");
+    let flagged_codes = [
+        "INVALID_EN_PASSANT_CAPTURE_TARGET_SQUARE",
+        "INVALID_EN_PASSANT_CAPTURE_STARTING_SQUARE",
+        "INVALID_EN_PASSANT_CAPTURE_BOTH",
+        "INVALID_EN_PASSANT_CAPTURE_PREVIOUS_POSITION_ILLEGAL",
+        "INVALID_CASTLING_RIGHT_WHITE",
+        "INVALID_CASTLING_RIGHT_BLACK",
+        "INVALID_WHITE_",
+        "INVALID_BLACK_",
+        "INVALID_POSITION_CHECK",
+        "IMPOSSIBLE_CHECK",
+        "INVALID_EP_SQUARE",
+    ];
+    let (mut flagged, mut passed) = (0, 0);
+    for row in tsv_rows(&text) {
+        let [fen, question, expected, ..] = row[..] else {
+            continue;
+        };
+        let Ok(fen) = fen.parse::<Fen>() else {
+            continue;
+        };
+        let setup = fen.as_setup();
+        let r = static_reasons(
+            &setup.board,
+            setup.turn,
+            setup.castling_rights,
+            setup.ep_square,
+        );
+        let msgs: Vec<String> = r.iter().map(ToString::to_string).collect();
+        if flagged_codes.iter().any(|c| expected.starts_with(c)) {
+            assert!(!r.is_empty(), "{fen} ({question}: {expected}) passes");
+            flagged += 1;
+        } else if expected == "SUCCESS (accepted)"
+            || (question.starts_with("chess.js") && expected == "true")
+            || expected.starts_with("legal")
+        {
+            assert!(r.is_empty(), "{fen} ({question}: {expected}): {msgs:?}");
+            passed += 1;
+        }
+    }
+    eprintln!("{flagged} rejected positions flagged, {passed} accepted positions passed");
+    assert!(flagged > 40 && passed > 100);
+}
