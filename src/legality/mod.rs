@@ -124,6 +124,14 @@ pub enum Illegality {
         /// The units giving check.
         checkers: Bitboard,
     },
+    /// The side to move is in check by a pawn, knight or king that cannot have made the last
+    /// move (a check by such a unit cannot have been uncovered).
+    UnexplainedCheck {
+        /// The side to move.
+        color: Color,
+        /// The checking unit.
+        checker: (Square, Role),
+    },
     /// The side to move is in a double check that no single move can give.
     ImpossibleDoubleCheck {
         /// The side to move.
@@ -288,6 +296,16 @@ impl fmt::Display for Illegality {
                 write_squares(f, *checkers)?;
                 f.write_str("); no move gives more than a double check")
             }
+            Illegality::UnexplainedCheck {
+                color,
+                checker: (sq, role),
+            } => write!(
+                f,
+                "{} is checked by the {} on {sq}, which cannot have made the last move: no empty \
+                 square it can have come from without already giving check",
+                side_name(*color),
+                role_name(*role)
+            ),
             Illegality::ImpossibleDoubleCheck {
                 color,
                 checkers: [(s1, r1), (s2, r2)],
@@ -480,7 +498,8 @@ fn sat(n: u8, base: u8) -> u32 {
 ///
 /// The checks: one king each; no pawn on rank 1 or 8; the material conditions of
 /// [`material_reasons`]; the side not to move is not in check; the side to move has at most two
-/// checkers and a double check that one move can give; castling rights have king and rook on
+/// checkers, a check by a pawn, knight or king comes from a unit that can have made the last
+/// move, and a double check is one that one move can give; castling rights have king and rook on
 /// their original squares; an e.p. square has its pawn in front, both squares behind empty, lies
 /// on the right rank, and the double step leaves the position's checks possible.
 ///

@@ -79,6 +79,20 @@ fn origins(board: &Board, sq: Square, piece: Piece) -> (Bitboard, Bitboard) {
     (normal, promo)
 }
 
+/// Whether a checking unit that is not a line piece can have made the last move: a check by a
+/// pawn, knight or king cannot have been uncovered, so that unit moved last (possibly as a pawn
+/// that promoted), from an empty square where it did not already give check.
+fn stepper_can_have_moved(board: &Board, king: Square, sq: Square, piece: Piece) -> bool {
+    let occ = board.occupied();
+    let (normal, promo) = origins(board, sq, piece);
+    normal
+        .into_iter()
+        .any(|x| !attacks::attacks(x, piece, occ.with(x)).contains(king))
+        || promo
+            .into_iter()
+            .any(|x| !attacks::pawn_attacks(piece.color, x).contains(king))
+}
+
 /// Whether the double check of the king on `king` by `c1` and `c2` (units of `mover`) can have
 /// been given by one move of `mover`.
 ///
@@ -173,7 +187,17 @@ pub(super) fn check_reasons(board: &Board, turn: Color, out: &mut Vec<Illegality
     };
     let checkers = board.attacks_to(king, !turn, occ);
     match checkers.count() {
-        0 | 1 => {}
+        0 => {}
+        1 => {
+            let Some(c) = checkers.first() else { return };
+            let Some(piece) = board.piece_at(c) else { return };
+            if !is_slider(piece.role) && !stepper_can_have_moved(board, king, c, piece) {
+                out.push(Illegality::UnexplainedCheck {
+                    color: turn,
+                    checker: (c, piece.role),
+                });
+            }
+        }
         2 => {
             let (Some(c1), Some(c2)) = (checkers.first(), checkers.last()) else {
                 return;

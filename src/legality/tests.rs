@@ -120,6 +120,32 @@ fn too_many_checkers() {
 }
 
 #[test]
+fn check_by_a_unit_that_cannot_have_moved() {
+    // The pawn on e2 has never moved.
+    let (r, msg) = only_reason("8/8/8/8/8/3k4/4P3/4K3 b - - 0 1");
+    assert!(matches!(r, Illegality::UnexplainedCheck { color: Color::Black, .. }));
+    assert_eq!(
+        msg,
+        "Black is checked by the pawn on e2, which cannot have made the last move: no empty \
+         square it can have come from without already giving check"
+    );
+    assert_passes("8/8/8/8/3k4/4P3/8/4K3 b - - 0 1");
+    // The knight on a1 can only have come from c2 (occupied) or b3 (the king).
+    let (r, _) = only_reason("8/8/8/8/8/1k6/2b5/N3K3 b - - 0 1");
+    assert!(matches!(r, Illegality::UnexplainedCheck { .. }));
+    assert_passes("8/8/8/8/8/1k6/8/N3K3 b - - 0 1");
+    // A knight on the last rank may have been promoted: c7xb8=N.
+    assert_passes("1N6/pp1k4/n1b5/8/8/8/8/4K3 b - - 0 1");
+    // With a6, c6 and every promotion origin occupied it cannot have arrived on b8.
+    let (r, _) = only_reason("1N6/pppk4/n1b5/8/8/8/8/4K3 b - - 0 1");
+    assert!(matches!(r, Illegality::UnexplainedCheck { .. }));
+    // A black pawn on d4 checking e3 with d5, c5 and e5 all occupied.
+    let (r, _) = only_reason("4k3/8/8/2PPP3/3p4/4K3/8/8 w - - 0 1");
+    assert!(matches!(r, Illegality::UnexplainedCheck { color: Color::White, .. }));
+    assert_passes("4k3/8/8/2P1P3/3p4/4K3/8/8 w - - 0 1");
+}
+
+#[test]
 fn double_check_by_two_steppers() {
     let (r, msg) = only_reason("4k3/8/8/8/8/3n4/5p2/4K3 w - - 0 1");
     assert!(matches!(
@@ -773,6 +799,7 @@ fn is_move_reason(r: &Illegality) -> bool {
         Illegality::NotToMoveInCheck { .. }
             | Illegality::TooManyCheckers { .. }
             | Illegality::ImpossibleDoubleCheck { .. }
+            | Illegality::UnexplainedCheck { .. }
             | Illegality::EnPassant { .. }
     )
 }
