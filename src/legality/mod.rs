@@ -124,8 +124,8 @@ pub enum Illegality {
         /// The units giving check.
         checkers: Bitboard,
     },
-    /// The side to move is in check by a pawn, knight or king that cannot have made the last
-    /// move (a check by such a unit cannot have been uncovered).
+    /// The side to move is in a single check that no last move explains: the checker cannot have
+    /// moved there, and (for a line piece) no unit can have moved off its line.
     UnexplainedCheck {
         /// The side to move.
         color: Color,
@@ -299,13 +299,19 @@ impl fmt::Display for Illegality {
             Illegality::UnexplainedCheck {
                 color,
                 checker: (sq, role),
-            } => write!(
-                f,
-                "{} is checked by the {} on {sq}, which cannot have made the last move: no empty \
-                 square it can have come from without already giving check",
-                side_name(*color),
-                role_name(*role)
-            ),
+            } => {
+                write!(
+                    f,
+                    "{} is checked by the {} on {sq}, but no last move explains it: it cannot have \
+                     come from an empty square without already giving check",
+                    side_name(*color),
+                    role_name(*role)
+                )?;
+                if matches!(role, Role::Bishop | Role::Rook | Role::Queen) {
+                    f.write_str(", and no unit can have moved off its line")?;
+                }
+                Ok(())
+            }
             Illegality::ImpossibleDoubleCheck {
                 color,
                 checkers: [(s1, r1), (s2, r2)],
@@ -498,8 +504,9 @@ fn sat(n: u8, base: u8) -> u32 {
 ///
 /// The checks: one king each; no pawn on rank 1 or 8; the material conditions of
 /// [`material_reasons`]; the side not to move is not in check; the side to move has at most two
-/// checkers, a check by a pawn, knight or king comes from a unit that can have made the last
-/// move, and a double check is one that one move can give; castling rights have king and rook on
+/// checkers, a single check is one the last move can have given (by the checker moving there or,
+/// for a line piece, by a unit leaving its line), and a double check is one that one move can
+/// give; castling rights have king and rook on
 /// their original squares; an e.p. square has its pawn in front, both squares behind empty, lies
 /// on the right rank, and the double step leaves the position's checks possible.
 ///

@@ -1,6 +1,6 @@
 //! Placement checks: kings, pawns on the back ranks, checks, castling rights and the e.p. square.
 
-use shakmaty::{Bitboard, Board, Color, Piece, Rank, Role, Square, attacks};
+use shakmaty::{Bitboard, Board, Color, File, Piece, Rank, Role, Square, attacks};
 
 use super::{CastlingFault, DoubleCheckFault, EnPassantFault, Illegality};
 
@@ -79,10 +79,11 @@ fn origins(board: &Board, sq: Square, piece: Piece) -> (Bitboard, Bitboard) {
     (normal, promo)
 }
 
-/// Whether a checking unit that is not a line piece can have made the last move: a check by a
-/// pawn, knight or king cannot have been uncovered, so that unit moved last (possibly as a pawn
-/// that promoted), from an empty square where it did not already give check.
-fn stepper_can_have_moved(board: &Board, king: Square, sq: Square, piece: Piece) -> bool {
+/// Whether the checking unit on `sq` can have made the last move: from an empty square (or, as a
+/// pawn that promoted, from the square behind or diagonally behind) where it did not already
+/// give check. A check by a pawn, knight or king can only be explained this way, since it cannot
+/// have been uncovered.
+fn unit_can_have_moved(board: &Board, king: Square, sq: Square, piece: Piece) -> bool {
     let occ = board.occupied();
     let (normal, promo) = origins(board, sq, piece);
     normal
@@ -91,6 +92,73 @@ fn stepper_can_have_moved(board: &Board, king: Square, sq: Square, piece: Piece)
         || promo
             .into_iter()
             .any(|x| !attacks::pawn_attacks(piece.color, x).contains(king))
+}
+
+/// Whether the line of the checking line piece on `checker` can have been opened by the last
+/// move of `mover`: some unit of `mover` came from a square between checker and king (without
+/// giving check from there), or an en-passant capture removed a pawn from that line.
+/// Castling never uncovers a check (the king leaves e1/e8 on the edge, and the rook's corner is
+/// the end of every line through it): its rook's check is handled by [`castling_explains`].
+fn line_can_have_opened(board: &Board, king: Square, mover: Color, checker: Square) -> bool {
+    let gap = attacks::between(checker, king);
+    if gap.is_empty() {
+        return false;
+    }
+    let occ = board.occupied();
+    for u in board.by_color(mover) {
+        if u == checker {
+            continue;
+        }
+        let Some(piece) = board.piece_at(u) else {
+            continue;
+        };
+        let (normal, promo) = origins(board, u, piece);
+        if (gap & normal)
+            .into_iter()
+            .any(|x| !attacks::attacks(x, piece, occ.with(x)).contains(king))
+            || (gap & promo)
+                .into_iter()
+                .any(|x| !attacks::pawn_attacks(mover, x).contains(king))
+        {
+            return true;
+        }
+    }
+    ep_capture_explains(board, king, mover, checker, checker)
+}
+
+/// Whether castling by `mover` can have given the check by the rook on `checker`: the rook on
+/// f1/d1 (f8/d8 for Black) beside its king on g1/c1, the king's and rook's starting squares (and
+/// b1 for the long castling) empty, and before castling the king on `king` was not in check.
+fn castling_explains(board: &Board, king: Square, mover: Color, checker: Square) -> bool {
+    if board.piece_at(checker) != Some(mover.rook()) {
+        return false;
+    }
+    let rank = mover.backrank();
+    let at = |file: File| Square::from_coords(file, rank);
+    let (king_to, corner, empty) = if checker == at(File::F) {
+        (at(File::G), at(File::H), Bitboard::from(at(File::H)))
+    } else if checker == at(File::D) {
+        (
+            at(File::C),
+            at(File::A),
+            Bitboard::from(at(File::A)).with(at(File::B)),
+        )
+    } else {
+        return false;
+    };
+    let king_from = at(File::E);
+    if board.piece_at(king_to) != Some(mover.king())
+        || board.occupied().contains(king_from)
+        || board.occupied().intersects(empty)
+    {
+        return false;
+    }
+    let mut before = board.clone();
+    before.discard_piece_at(king_to);
+    before.discard_piece_at(checker);
+    before.set_piece_at(king_from, mover.king());
+    before.set_piece_at(corner, mover.rook());
+    before.attacks_to(king, mover, before.occupied()).is_empty()
 }
 
 /// Whether the double check of the king on `king` by `c1` and `c2` (units of `mover`) can have
@@ -190,8 +258,13 @@ pub(super) fn check_reasons(board: &Board, turn: Color, out: &mut Vec<Illegality
         0 => {}
         1 => {
             let Some(c) = checkers.first() else { return };
-            let Some(piece) = board.piece_at(c) else { return };
-            if !is_slider(piece.role) && !stepper_can_have_moved(board, king, c, piece) {
+            let Some(piece) = board.piece_at(c) else {
+                return;
+            };
+            let explained = unit_can_have_moved(board, king, c, piece)
+                || (is_slider(piece.role) && line_can_have_opened(board, king, !turn, c))
+                || castling_explains(board, king, !turn, c);
+            if !explained {
                 out.push(Illegality::UnexplainedCheck {
                     color: turn,
                     checker: (c, piece.role),

@@ -123,11 +123,17 @@ fn too_many_checkers() {
 fn check_by_a_unit_that_cannot_have_moved() {
     // The pawn on e2 has never moved.
     let (r, msg) = only_reason("8/8/8/8/8/3k4/4P3/4K3 b - - 0 1");
-    assert!(matches!(r, Illegality::UnexplainedCheck { color: Color::Black, .. }));
+    assert!(matches!(
+        r,
+        Illegality::UnexplainedCheck {
+            color: Color::Black,
+            ..
+        }
+    ));
     assert_eq!(
         msg,
-        "Black is checked by the pawn on e2, which cannot have made the last move: no empty \
-         square it can have come from without already giving check"
+        "Black is checked by the pawn on e2, but no last move explains it: it cannot have come \
+         from an empty square without already giving check"
     );
     assert_passes("8/8/8/8/3k4/4P3/8/4K3 b - - 0 1");
     // The knight on a1 can only have come from c2 (occupied) or b3 (the king).
@@ -141,8 +147,57 @@ fn check_by_a_unit_that_cannot_have_moved() {
     assert!(matches!(r, Illegality::UnexplainedCheck { .. }));
     // A black pawn on d4 checking e3 with d5, c5 and e5 all occupied.
     let (r, _) = only_reason("4k3/8/8/2PPP3/3p4/4K3/8/8 w - - 0 1");
-    assert!(matches!(r, Illegality::UnexplainedCheck { color: Color::White, .. }));
+    assert!(matches!(
+        r,
+        Illegality::UnexplainedCheck {
+            color: Color::White,
+            ..
+        }
+    ));
     assert_passes("4k3/8/8/2P1P3/3p4/4K3/8/8 w - - 0 1");
+}
+
+#[test]
+fn check_by_a_line_piece_no_move_explains() {
+    // The rook on a1 cannot have come along rank 1 (b1 is occupied) and no white unit can have
+    // left a2-a7.
+    let fen = "k7/8/8/8/8/8/8/Rn5K b - - 0 1";
+    let (r, msg) = only_reason(fen);
+    assert!(matches!(
+        r,
+        Illegality::UnexplainedCheck {
+            color: Color::Black,
+            ..
+        }
+    ));
+    assert!(
+        msg.ends_with("and no unit can have moved off its line"),
+        "{msg}"
+    );
+    // The rook came along rank 1.
+    assert_passes("k7/8/8/8/8/8/8/R6K b - - 0 1");
+    // A pawn left a2 capturing on b3.
+    assert_passes("k7/8/8/8/8/1P6/8/Rn5K b - - 0 1");
+    // A knight left a3 for c4.
+    assert_passes("k7/8/8/8/2N5/8/8/Rn5K b - - 0 1");
+    // A knight on c2 can only have come from a3 if a3... it attacks a1? No: from a1 (occupied),
+    // a3, b4, d4, e3, e1: a3 is on the line.
+    assert_passes("k7/8/8/8/8/8/2N5/Rn5K b - - 0 1");
+}
+
+#[test]
+fn check_given_by_castling() {
+    // O-O with the rook checking along the rank, which no other move explains.
+    assert_passes("K4rk1/p1pppp1p/6p1/np1n4/3b4/8/PPP1PPPP/RNBQ1BNR w - - 2 15");
+    assert_passes("2kr2K1/pppq2p1/1n2pp2/3p1b1p/5r2/P4P2/P1PPPBPP/RN2QBNR w - - 7 14");
+    // A bishop on g8 instead of the king: the rook cannot have come from g8 or by castling.
+    let (r, _) = only_reason("K4rb1/5p2/7k/8/8/8/8/8 w - - 0 1");
+    assert!(matches!(r, Illegality::UnexplainedCheck { .. }));
+    // White's O-O-O: the rook on d1 checks along rank 1 (the pawn on d2 closes the d-file).
+    assert_passes("8/8/8/8/8/8/3P4/2KR3k b - - 0 1");
+    // With b1 occupied, long castling is impossible and nothing else explains the check.
+    let (r, _) = only_reason("8/8/8/8/8/8/3P4/1NKR3k b - - 0 1");
+    assert!(matches!(r, Illegality::UnexplainedCheck { .. }));
 }
 
 #[test]
@@ -1571,4 +1626,95 @@ fn corpus_verdicts_agree() {
     }
     eprintln!("{flagged} rejected positions flagged, {passed} accepted positions passed");
     assert!(flagged > 40 && passed > 100);
+}
+
+/// Positions where castling is legal, with the other king often on the same back rank: every
+/// legal move (castling included) leads to checks one move explains.
+#[test]
+fn castling_checks_pass() {
+    let mut rng = XorShift(0xca57_1e00_0000_0001);
+    let (mut setups, mut castling_checks) = (0, 0);
+    while setups < 3000 {
+        let mover = if rng.below(2) == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let rank = mover.backrank();
+        let at = |f: u32| Square::from_coords(shakmaty::File::new(f), rank);
+        let mut setup = shakmaty::Setup::empty();
+        setup.board.set_piece_at(at(4), mover.king());
+        setup.board.set_piece_at(at(0), mover.rook());
+        setup.board.set_piece_at(at(7), mover.rook());
+        setup.castling_rights = Bitboard::from(at(0)).with(at(7));
+        // The other king: on the same rank (beyond the castling squares) or anywhere.
+        let their_king = if rng.below(2) == 0 {
+            Square::new(rng.below(64) as u32)
+        } else {
+            Square::from_coords(
+                shakmaty::File::new(rng.below(8) as u32),
+                (!mover).relative_rank(shakmaty::Rank::Eighth),
+            )
+        };
+        if setup.board.occupied().contains(their_king) {
+            continue;
+        }
+        setup.board.set_piece_at(their_king, (!mover).king());
+        for _ in 0..rng.below(6) {
+            let s = Square::new(rng.below(64) as u32);
+            let role = [
+                Role::Pawn,
+                Role::Knight,
+                Role::Bishop,
+                Role::Rook,
+                Role::Queen,
+            ][rng.below(5)];
+            let color = if rng.below(2) == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            if setup.board.occupied().contains(s)
+                || (role == Role::Pawn && Bitboard::BACKRANKS.contains(s))
+                || (s.rank() == rank && (1..4).contains(&s.file().to_u32()))
+                || (s.rank() == rank && (5..7).contains(&s.file().to_u32()))
+            {
+                continue;
+            }
+            setup.board.set_piece_at(s, role.of(color));
+        }
+        setup.turn = mover;
+        let Ok(pos) = setup
+            .position::<Chess>(CastlingMode::Standard)
+            .or_else(shakmaty::PositionError::ignore_too_much_material)
+        else {
+            continue;
+        };
+        setups += 1;
+        for m in &pos.legal_moves() {
+            let mut child = pos.clone();
+            child.play_unchecked(*m);
+            let r: Vec<_> = static_reasons(
+                child.board(),
+                child.turn(),
+                child.castles().castling_rights(),
+                child.ep_square(EnPassantMode::Always),
+            )
+            .into_iter()
+            .filter(|r| is_move_reason(r) || matches!(r, Illegality::CastlingRight { .. }))
+            .collect();
+            assert!(
+                r.is_empty(),
+                "{} after {m:?} from {}: {:?}",
+                Fen::from_position(&child, EnPassantMode::Always),
+                Fen::from_position(&pos, EnPassantMode::Always),
+                r.iter().map(ToString::to_string).collect::<Vec<_>>()
+            );
+            if m.is_castle() && child.is_check() {
+                castling_checks += 1;
+            }
+        }
+    }
+    eprintln!("{setups} setups, {castling_checks} checks by castling");
+    assert!(castling_checks > 300, "{castling_checks}");
 }
