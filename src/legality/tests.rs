@@ -186,6 +186,19 @@ fn check_by_a_line_piece_no_move_explains() {
 }
 
 #[test]
+fn check_uncovered_by_en_passant() {
+    // e5xd6 e.p. removed the black pawn from d5 and uncovered the bishop; the push d5-d6 would
+    // have started with the pawn on d5 already checking e6.
+    assert_passes("8/8/3Pk3/8/P7/1B6/P1P5/7K b - - 0 1");
+    // Without the pawn on d6, or with d7 occupied (the victim came from there), nothing
+    // explains the check.
+    let (r, _) = only_reason("8/8/4k3/8/P7/1B6/P1P5/7K b - - 0 1");
+    assert!(matches!(r, Illegality::UnexplainedCheck { .. }));
+    let (r, _) = only_reason("8/3n4/3Pk3/8/P7/1B6/P1P5/7K b - - 0 1");
+    assert!(matches!(r, Illegality::UnexplainedCheck { .. }));
+}
+
+#[test]
 fn check_given_by_castling() {
     // O-O with the rook checking along the rank, which no other move explains.
     assert_passes("K4rk1/p1pppp1p/6p1/np1n4/3b4/8/PPP1PPPP/RNBQ1BNR w - - 2 15");
@@ -1644,9 +1657,24 @@ fn castling_checks_pass() {
         let at = |f: u32| Square::from_coords(shakmaty::File::new(f), rank);
         let mut setup = shakmaty::Setup::empty();
         setup.board.set_piece_at(at(4), mover.king());
-        setup.board.set_piece_at(at(0), mover.rook());
-        setup.board.set_piece_at(at(7), mover.rook());
-        setup.castling_rights = Bitboard::from(at(0)).with(at(7));
+        // Both rooks, or only one (then a check along the rank is possible).
+        let rooks = [0b11, 0b01, 0b10][rng.below(3)];
+        for (bit, file) in [(0b01, 0), (0b10, 7)] {
+            if rooks & bit != 0 {
+                setup.board.set_piece_at(at(file), mover.rook());
+                setup.castling_rights.add(at(file));
+            }
+        }
+        // Often a pawn wall in front, so that no other move explains a check along the rank.
+        if rng.below(3) != 0 {
+            let second = mover.relative_rank(shakmaty::Rank::Second);
+            for f in 0..8 {
+                if rng.below(4) != 0 {
+                    let s = Square::from_coords(shakmaty::File::new(f), second);
+                    setup.board.set_piece_at(s, mover.pawn());
+                }
+            }
+        }
         // The other king: on the same rank (beyond the castling squares) or anywhere.
         let their_king = if rng.below(2) == 0 {
             Square::new(rng.below(64) as u32)
