@@ -489,6 +489,8 @@ impl fmt::Display for Illegality {
     }
 }
 
+impl std::error::Error for Illegality {}
+
 fn sat(n: u8, base: u8) -> u32 {
     u32::from(n.saturating_sub(base))
 }

@@ -166,6 +166,9 @@ fn castling_explains(board: &Board, king: Square, mover: Color, checker: Square)
 ///
 /// Sound: a single move vacates one square (two for an en-passant capture); a check after the move
 /// comes either from the moved unit or from a line piece whose line ran through a vacated square.
+/// Castling gives no double check: of the squares it vacates, e1/e8 lies on the edge (an end of
+/// every file and diagonal through it, and on the rank the castled rook or king stands between)
+/// and the corner ends every line through it, so only the rook can give check.
 /// Before the move the side now to move was not in check, so the moved unit did not attack the
 /// king from its origin (tested with the destination treated as occupied, which gives the fewest
 /// attacks and so never rejects a possible origin).
