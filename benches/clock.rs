@@ -52,7 +52,14 @@ fn main() {
         rates.push(rate);
         answers.push((a.min, a.min_lower_bound, a.max, a.nodes, a.parities));
     }
-    assert_eq!(answers[0], answers[1], "the answer depends on the thread count");
-    assert_eq!(answers[0].0, Some(0), "K+R v K: the last move can have been a capture");
+    assert_eq!(
+        answers[0], answers[1],
+        "the answer depends on the thread count"
+    );
+    assert_eq!(
+        answers[0].0,
+        Some(0),
+        "K+R v K: the last move can have been a capture"
+    );
     println!("2 threads / 1 thread: {:.2}x", rates[1] / rates[0]);
 }

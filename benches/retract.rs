@@ -52,7 +52,10 @@ fn main() {
         .iter()
         .map(|p| retroboard_fix::prepared(p).expect("filtered above"))
         .collect();
-    let chess: Vec<Chess> = positions.iter().map(|p| p.to_chess().expect("valid")).collect();
+    let chess: Vec<Chess> = positions
+        .iter()
+        .map(|p| p.to_chess().expect("valid"))
+        .collect();
     let engine_count: usize = positions.iter().map(|p| retractions(p).len()).sum();
     let raw_count: usize = prepared.iter().map(|r| r.unmove_count()).sum();
     let forward_count: usize = chess.iter().map(|c| c.legal_moves().len()).sum();
@@ -66,7 +69,12 @@ fn main() {
     let mut c = Criterion::default().configure_from_args().sample_size(10);
     let mut group = c.benchmark_group("retractions");
     group.bench_function("engine", |b| {
-        b.iter(|| positions.iter().map(|p| retractions(p).len()).sum::<usize>())
+        b.iter(|| {
+            positions
+                .iter()
+                .map(|p| retractions(p).len())
+                .sum::<usize>()
+        })
     });
     group.bench_function("retroboard_raw", |b| {
         b.iter(|| prepared.iter().map(|r| r.unmove_count()).sum::<usize>())

@@ -217,10 +217,12 @@ impl<'a> Generator<'a> {
         let our_king = pos.king(us)?;
         let their_king = pos.king(pos.turn)?;
         // The side that just moved cannot be in check; pawns never stand on the back ranks;
-        // castling rights need king and rook at home.
+        // castling rights need king and rook at home; the material must be possible (if it is
+        // not, no predecessor's material is either: an un-capture or un-promotion cannot mend it).
         if attackers(&pos.board, our_king, pos.turn, pos.board.occupied()).any()
             || (pos.board.pawns() & Bitboard::BACKRANKS).any()
             || !(pos.castling & !crate::position::possible_castling(&pos.board)).is_empty()
+            || !material_possible(&pos.board)
         {
             return None;
         }
@@ -781,24 +783,11 @@ fn checks_possible(
     !(a != b && (checkers.count() > 2 || attacks::aligned(a, king, b)))
 }
 
-/// The material conditions a predecessor must meet after an un-capture or un-promotion.
+/// The material conditions a predecessor must meet after an un-capture or un-promotion: the
+/// counts, the promoted extras and the captures the pawn structures need
+/// ([`crate::legality::material_reasons`]).
 fn material_possible(board: &Board) -> bool {
-    Color::ALL.into_iter().all(|c| standard_material(board, c))
-}
-
-/// At most 8 pawns plus promoted extras (beyond Q1 R2 N2 and one bishop per square colour).
-fn standard_material(board: &Board, color: Color) -> bool {
-    let our = board.by_color(color);
-    let extra = (board.queens() & our).count().saturating_sub(1)
-        + (board.rooks() & our).count().saturating_sub(2)
-        + (board.knights() & our).count().saturating_sub(2)
-        + (board.bishops() & our & Bitboard::LIGHT_SQUARES)
-            .count()
-            .saturating_sub(1)
-        + (board.bishops() & our & Bitboard::DARK_SQUARES)
-            .count()
-            .saturating_sub(1);
-    (board.pawns() & our).count() + extra <= 8
+    crate::legality::material_reasons(board).is_empty()
 }
 
 /// Which units of `color` may be put back on the board, judged on the material alone: pawns

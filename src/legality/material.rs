@@ -1,0 +1,594 @@
+//! Material conditions: unit and pawn counts, promoted extras, and the captures the pawn
+//! structure needs.
+
+use shakmaty::{Bitboard, Board, Color, Rank, Role, Square};
+
+use super::Illegality;
+
+/// Returned by [`min_pawn_captures`] when the pawns of a side cannot each be given a different
+/// starting file (more than 8 pawns, or a group of pawns that can reach fewer files than it has
+/// members).
+pub const UNASSIGNABLE: u32 = u32::MAX;
+
+/// The units of one side, with bishops split by square colour (an original bishop never changes
+/// square colour).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Material {
+    /// Pawns (on any rank).
+    pub pawns: u8,
+    /// Knights.
+    pub knights: u8,
+    /// Bishops on light squares.
+    pub light_bishops: u8,
+    /// Bishops on dark squares.
+    pub dark_bishops: u8,
+    /// Rooks.
+    pub rooks: u8,
+    /// Queens.
+    pub queens: u8,
+    /// Kings.
+    pub kings: u8,
+}
+
+impl Material {
+    /// Counts the units of `color` on `board`.
+    pub fn of(board: &Board, color: Color) -> Material {
+        let side = board.by_color(color);
+        let count = |bb: Bitboard| (bb & side).count().min(255) as u8;
+        let bishops = board.bishops();
+        Material {
+            pawns: count(board.pawns()),
+            knights: count(board.knights()),
+            light_bishops: count(bishops & Bitboard::LIGHT_SQUARES),
+            dark_bishops: count(bishops & Bitboard::DARK_SQUARES),
+            rooks: count(board.rooks()),
+            queens: count(board.queens()),
+            kings: count(board.kings()),
+        }
+    }
+
+    /// All units, king included.
+    pub fn units(&self) -> u32 {
+        [
+            self.pawns,
+            self.knights,
+            self.light_bishops,
+            self.dark_bishops,
+            self.rooks,
+            self.queens,
+            self.kings,
+        ]
+        .iter()
+        .map(|&n| u32::from(n))
+        .sum()
+    }
+
+    /// Pieces that must have been promoted: those beyond one queen, two rooks, two knights and
+    /// one bishop per square colour.
+    pub fn promoted_extras(&self) -> u32 {
+        let over = |n: u8, base: u8| u32::from(n.saturating_sub(base));
+        over(self.queens, 1)
+            + over(self.rooks, 2)
+            + over(self.knights, 2)
+            + over(self.light_bishops, 1)
+            + over(self.dark_bishops, 1)
+    }
+
+    /// Whether pawns <= 8 and promoted extras <= 8 − pawns.
+    pub fn counts_ok(&self) -> bool {
+        self.pawns <= 8 && self.promoted_extras() <= 8 - u32::from(self.pawns)
+    }
+}
+
+/// Unit roles as allowance slots; bishops split by square colour.
+const SLOT_PAWN: usize = 0;
+const SLOT_KNIGHT: usize = 1;
+const SLOT_LIGHT_BISHOP: usize = 2;
+const SLOT_DARK_BISHOP: usize = 3;
+const SLOT_ROOK: usize = 4;
+const SLOT_QUEEN: usize = 5;
+
+fn slot_material(m: &Material, slot: usize) -> u8 {
+    match slot {
+        SLOT_PAWN => m.pawns,
+        SLOT_KNIGHT => m.knights,
+        SLOT_LIGHT_BISHOP => m.light_bishops,
+        SLOT_DARK_BISHOP => m.dark_bishops,
+        SLOT_ROOK => m.rooks,
+        _ => m.queens,
+    }
+}
+
+fn slot_material_mut(m: &mut Material, slot: usize) -> &mut u8 {
+    match slot {
+        SLOT_PAWN => &mut m.pawns,
+        SLOT_KNIGHT => &mut m.knights,
+        SLOT_LIGHT_BISHOP => &mut m.light_bishops,
+        SLOT_DARK_BISHOP => &mut m.dark_bishops,
+        SLOT_ROOK => &mut m.rooks,
+        _ => &mut m.queens,
+    }
+}
+
+/// The slot bits a role may use (both bishop slots for a bishop of unknown square colour).
+fn role_slots(role: Role) -> u8 {
+    match role {
+        Role::Pawn => 1 << SLOT_PAWN,
+        Role::Knight => 1 << SLOT_KNIGHT,
+        Role::Bishop => (1 << SLOT_LIGHT_BISHOP) | (1 << SLOT_DARK_BISHOP),
+        Role::Rook => 1 << SLOT_ROOK,
+        Role::Queen => 1 << SLOT_QUEEN,
+        Role::King => 0,
+    }
+}
+
+/// The slot bit of a role on a given square.
+fn role_slot_at(role: Role, square: Square) -> u8 {
+    match role {
+        Role::Bishop if square.is_light() => 1 << SLOT_LIGHT_BISHOP,
+        Role::Bishop => 1 << SLOT_DARK_BISHOP,
+        _ => role_slots(role),
+    }
+}
+
+/// The pawns of one side (those on ranks 2–7) as an assignment problem.
+struct PawnLayout {
+    /// File of each pawn.
+    files: [u8; 8],
+    /// How many files each pawn can have moved across (ranks advanced).
+    reach: [u8; 8],
+    /// Square of each pawn.
+    squares: [Square; 8],
+    /// Number of pawns listed (at most 8).
+    n: usize,
+    /// More than 8 pawns on ranks 2–7: no assignment exists.
+    overflow: bool,
+    /// Files (bit i = file i) where an unmoved pawn of the other side stands on its starting
+    /// rank: a pawn of this side from that file cannot promote without leaving the file.
+    blocked: u8,
+}
+
+fn file_mask(bb: Bitboard) -> u8 {
+    let mut mask = 0u8;
+    for sq in bb {
+        mask |= 1 << sq.file().to_u32();
+    }
+    mask
+}
+
+impl PawnLayout {
+    fn new(board: &Board, color: Color) -> PawnLayout {
+        let pawns = board.by_piece(color.pawn()) & !Bitboard::BACKRANKS;
+        let other_start = match color {
+            Color::White => Rank::Seventh,
+            Color::Black => Rank::Second,
+        };
+        let blocked = file_mask(board.by_piece((!color).pawn()) & Bitboard::from_rank(other_start));
+        let mut layout = PawnLayout {
+            files: [0; 8],
+            reach: [0; 8],
+            squares: [Square::A1; 8],
+            n: 0,
+            overflow: pawns.count() > 8,
+            blocked,
+        };
+        if layout.overflow {
+            return layout;
+        }
+        for sq in pawns {
+            let rank = sq.rank().to_u32();
+            // Ranks advanced from the starting rank; pawns here are on ranks 2–7.
+            let advanced = match color {
+                Color::White => rank - 1,
+                Color::Black => 6 - rank,
+            };
+            layout.files[layout.n] = sq.file().to_u32() as u8;
+            layout.reach[layout.n] = advanced as u8;
+            layout.squares[layout.n] = sq;
+            layout.n += 1;
+        }
+        layout
+    }
+
+    /// The file range a pawn can have started on.
+    fn range(&self, i: usize) -> (u8, u8) {
+        let f = self.files[i];
+        let r = self.reach[i];
+        (f.saturating_sub(r), (f + r).min(7))
+    }
+
+    fn distinct_files(&self) -> Option<u8> {
+        let mut mask = 0u8;
+        for &f in &self.files[..self.n] {
+            if mask & (1 << f) != 0 {
+                return None;
+            }
+            mask |= 1 << f;
+        }
+        Some(mask)
+    }
+
+    /// DP over the set of used starting files: `layers[i][mask]` is the least total file change
+    /// of the first `i` pawns using exactly the files in `mask`.
+    fn layers(&self) -> [[u8; 256]; 9] {
+        let mut layers = [[u8::MAX; 256]; 9];
+        layers[0][0] = 0;
+        for i in 0..self.n {
+            let (lo, hi) = self.range(i);
+            let f = self.files[i];
+            let (cur, next) = layers.split_at_mut(i + 1);
+            let (cur, next) = (&cur[i], &mut next[0]);
+            for (mask, &c) in cur.iter().enumerate() {
+                if c == u8::MAX {
+                    continue;
+                }
+                for g in lo..=hi {
+                    if mask & (1 << g) != 0 {
+                        continue;
+                    }
+                    let nm = mask | (1 << g);
+                    let nc = c + f.abs_diff(g);
+                    if nc < next[nm] {
+                        next[nm] = nc;
+                    }
+                }
+            }
+        }
+        layers
+    }
+
+    /// The least captures needed: each pawn from a distinct starting file (one capture per file
+    /// changed), plus `extras` promoted pawns on other files, each needing one capture if an
+    /// unmoved pawn of the other side blocks its file. Promoted pawns beyond the free files are
+    /// ignored (the promoted-extra count reports them).
+    fn min_captures(&self, extras: u32) -> u32 {
+        if self.overflow {
+            return UNASSIGNABLE;
+        }
+        let free = 8 - self.n as u32;
+        let k = extras.min(free);
+        if let Some(mask) = self.distinct_files() {
+            // Keeping every pawn on its own file is optimal: moving a pawn's origin costs at
+            // least one capture and frees at most one unblocked file.
+            let unblocked = u32::from((!mask & !self.blocked).count_ones() as u8);
+            return k.saturating_sub(unblocked);
+        }
+        let layers = self.layers();
+        let mut best = UNASSIGNABLE;
+        for (mask, &c) in layers[self.n].iter().enumerate() {
+            if c == u8::MAX {
+                continue;
+            }
+            let unblocked = (!(mask as u8) & !self.blocked).count_ones();
+            best = best.min(u32::from(c) + k.saturating_sub(unblocked));
+        }
+        best
+    }
+
+    /// One cheapest plan for `extras` promoted pawns: (start, now) of pawns that changed file,
+    /// and the blocking pawns of the other side the promoted pawns had to get around.
+    fn plan(&self, color: Color, extras: u32) -> (Vec<(Square, Square)>, Vec<Square>) {
+        let mut paths = Vec::new();
+        let mut blockers = Vec::new();
+        if self.overflow {
+            return (paths, blockers);
+        }
+        let k = extras.min(8 - self.n as u32);
+        let layers = self.layers();
+        let mut best: Option<(u32, usize)> = None;
+        for (mask, &c) in layers[self.n].iter().enumerate() {
+            if c == u8::MAX {
+                continue;
+            }
+            let unblocked = (!(mask as u8) & !self.blocked).count_ones();
+            let total = u32::from(c) + k.saturating_sub(unblocked);
+            if best.is_none_or(|(b, _)| total < b) {
+                best = Some((total, mask));
+            }
+        }
+        let Some((_, final_mask)) = best else {
+            return (paths, blockers);
+        };
+        let start_rank = match color {
+            Color::White => Rank::Second,
+            Color::Black => Rank::Seventh,
+        };
+        let mut mask = final_mask;
+        for i in (0..self.n).rev() {
+            let (lo, hi) = self.range(i);
+            let f = self.files[i];
+            for g in lo..=hi {
+                if mask & (1 << g) == 0 {
+                    continue;
+                }
+                let prev = mask & !(1 << g);
+                let c = layers[i][prev];
+                if c != u8::MAX && c + f.abs_diff(g) == layers[i + 1][mask] {
+                    if g != f {
+                        let from = Square::from_coords(shakmaty::File::new(g.into()), start_rank);
+                        paths.push((from, self.squares[i]));
+                    }
+                    mask = prev;
+                    break;
+                }
+            }
+        }
+        paths.reverse();
+        let free = !(final_mask as u8);
+        let unblocked = (free & !self.blocked).count_ones();
+        let mut need_blocked = k.saturating_sub(unblocked);
+        let other_start = match color {
+            Color::White => Rank::Seventh,
+            Color::Black => Rank::Second,
+        };
+        for g in 0..8u32 {
+            if need_blocked == 0 {
+                break;
+            }
+            if free & self.blocked & (1 << g) != 0 {
+                blockers.push(Square::from_coords(shakmaty::File::new(g), other_start));
+                need_blocked -= 1;
+            }
+        }
+        (paths, blockers)
+    }
+
+    /// A smallest group of pawns that can reach fewer starting files than it has members
+    /// (Hall's condition), as (their squares, the files they reach).
+    fn hall_violator(&self) -> Option<(Bitboard, u8)> {
+        let mut best: Option<(u32, Bitboard, u8)> = None;
+        for subset in 1u32..(1 << self.n) {
+            let size = subset.count_ones();
+            if best.is_some_and(|(s, _, _)| s <= size) {
+                continue;
+            }
+            let mut files = 0u8;
+            let mut squares = Bitboard::EMPTY;
+            for i in 0..self.n {
+                if subset & (1 << i) != 0 {
+                    let (lo, hi) = self.range(i);
+                    for g in lo..=hi {
+                        files |= 1 << g;
+                    }
+                    squares.add(self.squares[i]);
+                }
+            }
+            if files.count_ones() < size {
+                best = Some((size, squares, files));
+            }
+        }
+        best.map(|(_, squares, files)| (squares, files))
+    }
+}
+
+/// The minimum number of captures the pawns of `color` must have made.
+///
+/// Each pawn on ranks 2–7 is assigned a different starting file; a pawn that has advanced `d`
+/// ranks can have started at most `d` files away, and each file changed is one capture. Each
+/// promoted extra piece (see [`Material::promoted_extras`]) is a pawn from one of the remaining
+/// files; it costs nothing, except one capture when an unmoved pawn of the other side stands on
+/// that file's far starting rank (the promoted pawn had to leave its file to get past it). The
+/// capture count of a promotion path is otherwise ignored, which keeps the bound sound.
+///
+/// Pawns on ranks 1 and 8 are ignored (they are illegal on their own). Promoted extras beyond the
+/// free files are ignored. Returns [`UNASSIGNABLE`] if the pawns cannot all have different
+/// starting files.
+///
+/// Every captured unit is one of the other side's: the condition is
+/// `min_pawn_captures(board, color) <= 16 − units of !color`.
+pub fn min_pawn_captures(board: &Board, color: Color) -> u32 {
+    let extras = Material::of(board, color).promoted_extras();
+    PawnLayout::new(board, color).min_captures(extras)
+}
+
+/// The material conditions only (both sides): pawns <= 8, units <= 16, promoted extras <= 8 −
+/// pawns, the pawns can have different starting files, and the pawn structure's captures
+/// (see [`min_pawn_captures`]) do not exceed the other side's missing units.
+///
+/// Meant to be called on every predecessor whose material changed: no heap allocation when the
+/// position passes.
+pub fn material_reasons(board: &Board) -> Vec<Illegality> {
+    let mut out = Vec::new();
+    let mats = [
+        Material::of(board, Color::White),
+        Material::of(board, Color::Black),
+    ];
+    for (color, m) in [Color::White, Color::Black].into_iter().zip(mats) {
+        if m.pawns > 8 {
+            out.push(Illegality::TooManyPawns {
+                color,
+                count: m.pawns.into(),
+            });
+        }
+        if m.units() > 16 {
+            out.push(Illegality::TooManyUnits {
+                color,
+                count: m.units(),
+            });
+        }
+        if m.promoted_extras() > 8u32.saturating_sub(m.pawns.into()) {
+            out.push(Illegality::TooManyPromoted { color, material: m });
+        }
+    }
+    for (i, color) in [Color::White, Color::Black].into_iter().enumerate() {
+        let m = mats[i];
+        let other = mats[1 - i];
+        let layout = PawnLayout::new(board, color);
+        let extras = m.promoted_extras();
+        let needed = layout.min_captures(extras);
+        if needed == UNASSIGNABLE {
+            // With more than 8 pawns, TooManyPawns already says it.
+            if let Some((pawns, files)) = layout.hall_violator() {
+                out.push(Illegality::PawnFilesExhausted {
+                    color,
+                    pawns,
+                    files,
+                });
+            }
+            continue;
+        }
+        let available = 16u32.saturating_sub(other.units());
+        if needed > available {
+            let (paths, blockers) = layout.plan(color, extras);
+            out.push(Illegality::PawnCaptures {
+                color,
+                needed,
+                available,
+                paths,
+                blockers,
+            });
+        }
+    }
+    out
+}
+
+/// What a retraction engine may put back for one side (`color`): which of its missing units can
+/// be un-captured and which of its pieces can be un-promoted, such that the predecessor still
+/// satisfies the material conditions of [`material_reasons`].
+///
+/// Every flag is a necessary condition: when it is false, no predecessor of that kind passes the
+/// material conditions; when it is true, the predecessor must still be checked (for instance the
+/// file of an un-captured pawn is not taken into account).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Allowance {
+    /// The side whose units these are.
+    pub color: Color,
+    /// How many units of `color` are missing from the board (captured): 16 − units, at least 0.
+    pub missing: u8,
+    /// The most pieces of `color` that can be turned back into pawns, one after another, keeping
+    /// pawns <= 8 and promoted extras <= 8 − pawns (0 if the counts already fail).
+    pub unpromotions: u8,
+    /// Slots that may be un-captured when the capturing unit is a pawn.
+    uncapture_by_pawn: u8,
+    /// Slots that may be un-captured when the capturing unit is not a pawn (the other side's
+    /// pawn structure is unchanged, so it must fit one missing unit fewer).
+    uncapture_by_piece: u8,
+    /// Slots whose pieces may be un-promoted.
+    unpromote: u8,
+}
+
+impl Allowance {
+    /// Whether one more unit of `role` may be un-captured, by some capturer, on some square
+    /// (for a bishop: of either square colour). Kings never.
+    pub fn can_uncapture(&self, role: Role) -> bool {
+        self.uncapture_by_pawn & role_slots(role) != 0
+    }
+
+    /// Whether one more unit of `role` may be un-captured on `square` (a bishop's square colour
+    /// counts; a pawn cannot be un-captured on rank 1 or 8), by some capturer.
+    pub fn can_uncapture_at(&self, role: Role, square: Square) -> bool {
+        if role == Role::Pawn && Bitboard::BACKRANKS.contains(square) {
+            return false;
+        }
+        self.uncapture_by_pawn & role_slot_at(role, square) != 0
+    }
+
+    /// Like [`Allowance::can_uncapture_at`], knowing the role the capturing unit has now:
+    /// a capture by a non-pawn (including a promotion with capture) leaves the capturer's pawn
+    /// structure no cheaper, so it must fit the one missing unit fewer; a capture by a pawn can
+    /// make it one capture cheaper.
+    pub fn can_uncapture_by(&self, role: Role, square: Square, capturer: Role) -> bool {
+        if role == Role::Pawn && Bitboard::BACKRANKS.contains(square) {
+            return false;
+        }
+        let slots = if capturer == Role::Pawn {
+            self.uncapture_by_pawn
+        } else {
+            self.uncapture_by_piece
+        };
+        slots & role_slot_at(role, square) != 0
+    }
+
+    /// Whether a piece of `role` on `square` may be turned back into a pawn (pawns, kings never).
+    pub fn can_unpromote(&self, role: Role, square: Square) -> bool {
+        role != Role::Pawn && self.unpromote & role_slot_at(role, square) != 0
+    }
+}
+
+/// Computes the [`Allowance`] of `color` on `board`.
+///
+/// Un-capturing a unit of `color` (the last move was a capture by `!color`) is allowed when
+/// `color` has a unit missing and, with that unit back: pawns <= 8, promoted extras <= 8 − pawns,
+/// `color`'s pawn structure (with the extra promoted piece, if it is one) needs no more captures
+/// than `!color` has units missing, and `!color`'s pawn structure fits `color`'s missing units
+/// minus one — taking into account that a capture made by a pawn moves that pawn back one file,
+/// which can save one capture.
+///
+/// Un-promoting a piece of `color` is allowed when, with one piece fewer and one pawn more,
+/// pawns <= 8 and promoted extras <= 8 − pawns, and `color`'s pawn structure is within its
+/// capture budget now (an un-promotion never makes it cheaper).
+pub fn allowance(board: &Board, color: Color) -> Allowance {
+    let m = Material::of(board, color);
+    let o = Material::of(board, !color);
+    let missing = 16u32.saturating_sub(m.units());
+    let budget = 16u32.saturating_sub(o.units());
+    let own = PawnLayout::new(board, color);
+    let extras = m.promoted_extras();
+    let own_need = own.min_captures(extras);
+    let own_need_plus = own.min_captures(extras + 1);
+    let other_need = PawnLayout::new(board, !color).min_captures(o.promoted_extras());
+
+    // The other side's structure after the retraction needs at least `other_need` captures
+    // (non-pawn capturer) or `other_need − 1` (pawn capturer), within `missing − 1`.
+    let by_pawn_ok = other_need != UNASSIGNABLE && other_need <= missing;
+    let by_piece_ok = other_need != UNASSIGNABLE && other_need < missing;
+
+    let mut uncapture = 0u8;
+    if missing >= 1 {
+        for slot in SLOT_PAWN..=SLOT_QUEEN {
+            let mut m2 = m;
+            let n = slot_material_mut(&mut m2, slot);
+            *n = n.saturating_add(1);
+            if !m2.counts_ok() {
+                continue;
+            }
+            // An extra piece raises the promotion part; an extra pawn never lowers the need.
+            let need = if m2.promoted_extras() > extras {
+                own_need_plus
+            } else {
+                own_need
+            };
+            if need != UNASSIGNABLE && need <= budget {
+                uncapture |= 1 << slot;
+            }
+        }
+    }
+    let uncapture_by_pawn = if by_pawn_ok { uncapture } else { 0 };
+    let uncapture_by_piece = if by_piece_ok { uncapture } else { 0 };
+
+    let mut unpromote = 0u8;
+    let structure_ok = own_need != UNASSIGNABLE && own_need <= budget;
+    if structure_ok {
+        for slot in SLOT_KNIGHT..=SLOT_QUEEN {
+            if slot_material(&m, slot) == 0 {
+                continue;
+            }
+            let mut m2 = m;
+            *slot_material_mut(&mut m2, slot) -= 1;
+            m2.pawns = m2.pawns.saturating_add(1);
+            if m2.counts_ok() {
+                unpromote |= 1 << slot;
+            }
+        }
+    }
+    let pieces = u32::from(m.knights)
+        + u32::from(m.light_bishops)
+        + u32::from(m.dark_bishops)
+        + u32::from(m.rooks)
+        + u32::from(m.queens);
+    // Un-promoting the extras first keeps extras <= 8 − pawns at every step, so once the counts
+    // hold, 8 − pawns pieces can be un-promoted in turn.
+    let unpromotions = if structure_ok && m.counts_ok() {
+        pieces.min(8 - u32::from(m.pawns))
+    } else {
+        0
+    };
+    Allowance {
+        color,
+        missing: missing.min(255) as u8,
+        unpromotions: unpromotions as u8,
+        uncapture_by_pawn,
+        uncapture_by_piece,
+        unpromote,
+    }
+}
