@@ -541,7 +541,8 @@ impl<'a> Generator<'a> {
             to,
             promotion,
         };
-        let material_changed = capture.is_some() || promotion.is_some();
+        // Pawn steps matter too: a pawn can change file only as far as it has advanced.
+        let material_changed = capture.is_some() || promotion.is_some() || role == Role::Pawn;
         self.emit(
             board,
             self.pos.castling,
@@ -644,7 +645,7 @@ impl<'a> Generator<'a> {
             pred_board,
             our_rights,
             Bitboard::EMPTY,
-            false,
+            true,
             RetractionKind::PawnDoubleStep,
             mv,
             f,
