@@ -6,6 +6,7 @@ use shakmaty::san::SanPlus;
 
 use crate::{
     clock::{Certificate, ClockAnswer, MaxClock, OriginEvidence, Standing},
+    lastmoves::LastMoves,
     position::Position,
     retract::Retraction,
     rules::Convention,
@@ -347,4 +348,48 @@ pub fn graph_dot(c: &ClockAnswer) -> Option<String> {
         "{:?}",
         petgraph::dot::Dot::with_config(&g, &[petgraph::dot::Config::EdgeNoLabel])
     ))
+}
+
+/// A `last N?` answer as JSON: `sequences` (forward SAN, oldest first), `count`, `complete`.
+pub fn last_moves_json(l: &LastMoves, rules_name: &str) -> Value {
+    json!({
+        "stipulation": format!("last {}?", l.plies),
+        "rules": rules_name,
+        "verdict": if l.complete { "solved" } else { "unknown" },
+        "count": l.count,
+        "complete": l.complete,
+        "extra": l.extra,
+        "sequences": l.sequences.iter().map(|s| s.san.clone()).collect::<Vec<_>>(),
+        "starts": l.sequences.iter().map(|s| s.start.fen4()).collect::<Vec<_>>(),
+        "stats": { "nodes": l.nodes },
+    })
+}
+
+/// A `last N?` answer for a person: the count, then one sequence per line.
+pub fn last_moves_human(l: &LastMoves, rules_name: &str) -> String {
+    let mut out = format!(
+        "last {}?: {} sequence(s){}   (rules: {rules_name}; each checked {} further plies back)\n",
+        l.plies,
+        l.count,
+        if l.complete {
+            ""
+        } else {
+            " at least (budget ran out)"
+        },
+        l.extra
+    );
+    for s in &l.sequences {
+        out.push_str(&format!(
+            "  {}   from {}\n",
+            s.san.join(" "),
+            s.start.fen4()
+        ));
+    }
+    if (l.sequences.len() as u64) < l.count {
+        out.push_str(&format!(
+            "  … {} more not listed\n",
+            l.count - l.sequences.len() as u64
+        ));
+    }
+    out
 }

@@ -16,6 +16,7 @@
 pub mod clock;
 pub mod format;
 pub mod games;
+pub mod lastmoves;
 pub mod legality;
 pub mod pgn;
 pub mod position;

@@ -61,6 +61,9 @@ enum Command {
         /// Write the explored graph for Graphviz (small searches only).
         #[arg(long)]
         dot: Option<std::path::PathBuf>,
+        /// For `last N?`: check each sequence this many further plies back.
+        #[arg(long, default_value_t = 1)]
+        extra: u32,
     },
 }
 
@@ -78,6 +81,7 @@ fn main() -> ExitCode {
             threads,
             depth,
             dot,
+            extra,
         } => cli::solve::solve(SolveArgs {
             fen,
             stip,
@@ -88,6 +92,7 @@ fn main() -> ExitCode {
             threads,
             depth,
             dot,
+            extra,
         }),
     };
     match result {

@@ -89,7 +89,7 @@ fn real_clocks_lie_inside_the_proven_bounds() {
     let step = if cfg!(debug_assertions) { 25 } else { 1 };
     let samples: Vec<&Sample> = samples.iter().step_by(step).collect();
     let budget = Budget {
-        max_nodes: 400,
+        max_nodes: 150,
         chain_budget: 2_000,
         ..Budget::default()
     };

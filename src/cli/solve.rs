@@ -8,6 +8,7 @@ use std::{
 use retroclock::{
     clock::{Budget, Progress, solve_clock},
     format,
+    lastmoves::{LastMovesBudget, last_moves},
     stipulation::{Stipulation, StipulationError},
     verdict::decide,
 };
@@ -34,6 +35,8 @@ pub struct SolveArgs {
     pub depth: u32,
     /// DOT output file.
     pub dot: Option<std::path::PathBuf>,
+    /// Further plies each `last N?` sequence is checked back.
+    pub extra: u32,
 }
 
 /// Builds the search budget from the command-line limits.
@@ -68,6 +71,20 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
     };
     let budget = budget(args.max_nodes, args.timeout, args.depth)?;
     let (pool, threads) = thread_pool(args.threads)?;
+    if let Stipulation::Last(plies) = stip {
+        let limits = LastMovesBudget {
+            max_nodes: args.max_nodes,
+            ..LastMovesBudget::default()
+        };
+        let found =
+            pool.install(|| last_moves(&input, plies, args.extra, rules.convention(), &limits));
+        let text = if args.json {
+            format!("{}\n", format::last_moves_json(&found, rules.name()))
+        } else {
+            format::last_moves_human(&found, rules.name())
+        };
+        return emit(&text);
+    }
     let bar = progress_bar();
     let answer = pool.install(|| {
         let report = |p: Progress| {
