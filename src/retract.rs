@@ -156,9 +156,29 @@ impl Filter {
 pub fn visit_retractions(
     pos: &Position,
     filter: Filter,
+    f: impl FnMut(Retraction) -> bool,
+) -> bool {
+    visit(pos, filter, true, f)
+}
+
+/// As [`visit_retractions`], for a position already known to pass the material conditions
+/// (a position that passed the static checks, or a reversible predecessor of one: reversible
+/// moves change no material).
+pub(crate) fn visit_retractions_material_checked(
+    pos: &Position,
+    filter: Filter,
+    f: impl FnMut(Retraction) -> bool,
+) -> bool {
+    visit(pos, filter, false, f)
+}
+
+fn visit(
+    pos: &Position,
+    filter: Filter,
+    check_material: bool,
     mut f: impl FnMut(Retraction) -> bool,
 ) -> bool {
-    let Some(generator) = Generator::new(pos, filter) else {
+    let Some(generator) = Generator::new(pos, filter, check_material) else {
         return true;
     };
     let mut sink = Sink {
@@ -212,7 +232,7 @@ const UNCAPTURE_ROLES: [Role; 5] = [
 ];
 
 impl<'a> Generator<'a> {
-    fn new(pos: &'a Position, filter: Filter) -> Option<Generator<'a>> {
+    fn new(pos: &'a Position, filter: Filter, check_material: bool) -> Option<Generator<'a>> {
         let us = !pos.turn;
         let our_king = pos.king(us)?;
         let their_king = pos.king(pos.turn)?;
@@ -222,7 +242,7 @@ impl<'a> Generator<'a> {
         if attackers(&pos.board, our_king, pos.turn, pos.board.occupied()).any()
             || (pos.board.pawns() & Bitboard::BACKRANKS).any()
             || !(pos.castling & !crate::position::possible_castling(&pos.board)).is_empty()
-            || !material_possible(&pos.board)
+            || (check_material && !material_possible(&pos.board))
         {
             return None;
         }

@@ -255,6 +255,9 @@ impl Analysis {
     }
 
     /// The clock values up to `limit` (inclusive) that some walk to an origin witnesses.
+    ///
+    /// The sets of positions reached by walks of each length repeat from some length on; once a
+    /// repetition is seen, the rest of the values follow from the cycle of sets.
     pub fn values_up_to(&self, graph: &Graph, limit: u64) -> Vec<u64> {
         let n = graph.len();
         let expanded = graph.expanded();
@@ -265,13 +268,29 @@ impl Analysis {
                 current.insert(r);
             }
         }
-        for k in 0..=limit {
+        let mut seen: std::collections::HashMap<NodeSet, u64> = std::collections::HashMap::new();
+        let mut hits: Vec<bool> = Vec::new();
+        let mut k = 0u64;
+        while k <= limit {
             if current.is_empty() {
                 break;
             }
-            if current.iter().any(|i| i < expanded && graph.origin[i]) {
+            if let Some(&first) = seen.get(&current) {
+                // Walk sets repeat with period k - first: so do the values.
+                let period = k - first;
+                for j in k..=limit {
+                    if hits[(first + (j - first) % period) as usize] {
+                        out.push(j);
+                    }
+                }
+                break;
+            }
+            let hit = current.iter().any(|i| i < expanded && graph.origin[i]);
+            hits.push(hit);
+            if hit {
                 out.push(k);
             }
+            seen.insert(current.clone(), k);
             let mut next = NodeSet::new(n);
             for i in current.iter() {
                 if i < expanded {
@@ -283,6 +302,7 @@ impl Analysis {
                 }
             }
             current = next;
+            k += 1;
         }
         out
     }

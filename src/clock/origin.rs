@@ -4,7 +4,7 @@
 use crate::{
     legality,
     position::Position,
-    retract::{Filter, Retraction, visit_retractions},
+    retract::{Filter, Retraction, visit_retractions_material_checked},
 };
 
 /// Why a predecessor counts as a possible origin of the count.
@@ -31,20 +31,33 @@ pub fn has_chain(pos: &Position, depth: u32, budget: &mut u64) -> bool {
     chain_below(pos, depth, budget)
 }
 
+/// Whether a predecessor produced by the retraction engine passes the static checks. The engine
+/// already guarantees one king each, no back-rank pawns, the side not to move out of check,
+/// consistent castling rights and the material conditions; what remains are the rules about
+/// how a check or an e.p. square arose, so the full checks run only when the side to move is in
+/// check or an e.p. square is set.
+fn predecessor_passes(q: &Position) -> bool {
+    let in_check = q
+        .king(q.turn)
+        .is_some_and(|k| q.board.attacks_to(k, !q.turn, q.board.occupied()).any());
+    if !in_check && q.ep_square.is_none() {
+        return true;
+    }
+    legality::static_reasons(&q.board, q.turn, q.castling, q.ep_square).is_empty()
+}
+
 fn chain_below(pos: &Position, depth: u32, budget: &mut u64) -> bool {
     if depth == 0 || pos.is_initial() {
         return true;
     }
     let mut found = false;
-    visit_retractions(pos, Filter::All, |r| {
+    visit_retractions_material_checked(pos, Filter::All, |r| {
         if *budget == 0 {
             return false;
         }
         *budget -= 1;
         let q = &r.predecessor;
-        if legality::static_reasons(&q.board, q.turn, q.castling, q.ep_square).is_empty()
-            && chain_below(q, depth - 1, budget)
-        {
+        if predecessor_passes(q) && chain_below(q, depth - 1, budget) {
             found = true;
         }
         !found

@@ -16,7 +16,7 @@ use rayon::prelude::*;
 
 use crate::{
     position::Position,
-    retract::{Filter, visit_retractions},
+    retract::{Filter, visit_retractions_material_checked},
     rules::Convention,
 };
 
@@ -147,7 +147,7 @@ struct Expansion {
 
 fn expand(pos: &Position, convention: Convention, budget: &Budget) -> Expansion {
     let mut children = Vec::new();
-    visit_retractions(pos, Filter::Reversible(convention), |r| {
+    visit_retractions_material_checked(pos, Filter::Reversible(convention), |r| {
         children.push((r.predecessor.zobrist(), r.predecessor));
         true
     });
@@ -162,7 +162,7 @@ pub fn is_origin(pos: &Position, convention: Convention, budget: &Budget) -> boo
         return true;
     }
     let mut origin = false;
-    visit_retractions(pos, Filter::Resets(convention), |r| {
+    visit_retractions_material_checked(pos, Filter::Resets(convention), |r| {
         origin = origin_evidence(&r, budget.chain_depth, budget.chain_budget).is_some();
         !origin
     });
