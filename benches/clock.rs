@@ -46,8 +46,8 @@ fn main() {
         let seconds = started.elapsed().as_secs_f64();
         let rate = a.nodes as f64 / seconds;
         println!(
-            "{threads} thread(s): {} positions in {seconds:.2} s = {rate:.0} positions/s, {:.1} bytes per stored position",
-            a.nodes, a.bytes_per_node
+            "{threads} thread(s): {} positions in {seconds:.2} s = {rate:.0} positions/s, {:.1} bytes per stored position (+ {:.1} for the adjacency)",
+            a.nodes, a.bytes_per_node, a.edge_bytes_per_node
         );
         rates.push(rate);
         answers.push((a.min, a.min_lower_bound, a.max, a.nodes, a.parities));

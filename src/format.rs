@@ -156,6 +156,7 @@ pub fn answer_json(a: &Answer, threads: usize) -> Value {
             "seconds": a.clock.seconds,
             "threads": threads,
             "bytes_per_node": a.clock.bytes_per_node,
+            "edge_bytes_per_node": a.clock.edge_bytes_per_node,
             "stopped_by": a.clock.stopped_by,
         },
     });

@@ -104,8 +104,10 @@ pub struct ClockAnswer {
     pub chain_depth: u32,
     /// Positions stored.
     pub nodes: u64,
-    /// Bytes per stored position in the graph.
+    /// Bytes per stored position in the position table (key, distance, parent, flags, index).
     pub bytes_per_node: f64,
+    /// Bytes per stored position in the adjacency lists.
+    pub edge_bytes_per_node: f64,
     /// Seconds spent.
     pub seconds: f64,
     /// Why the search stopped early, if it did.
@@ -195,6 +197,7 @@ pub fn solve_clock(
         chain_depth: budget.chain_depth,
         nodes: 0,
         bytes_per_node: 0.0,
+        edge_bytes_per_node: 0.0,
         seconds: 0.0,
         stopped_by: None,
         graph: None,
@@ -257,6 +260,7 @@ pub fn solve_clock(
         longest,
         nodes: graph.len() as u64,
         bytes_per_node: graph.bytes_per_node(),
+        edge_bytes_per_node: graph.edge_bytes_per_node(),
         seconds: started.elapsed().as_secs_f64(),
         stopped_by: graph.stopped_by,
         graph: Some(graph),

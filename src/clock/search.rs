@@ -6,11 +6,7 @@
 //! reset origin, and its reversible retractions as indices (a compact adjacency list). Positions
 //! themselves are kept only for the frontier being expanded.
 
-use std::{
-    collections::HashMap,
-    hash::{BuildHasherDefault, Hasher},
-    time::Instant,
-};
+use std::time::Instant;
 
 use rayon::prelude::*;
 
@@ -22,26 +18,63 @@ use crate::{
 
 use super::origin::origin_evidence;
 
-/// A hasher for keys that are already uniformly random (Zobrist keys): it passes them through.
-#[derive(Default)]
-pub struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
+/// The index from Zobrist keys to stored positions: an open-addressing table of 4-byte
+/// position indices (the keys themselves live in [`Graph::keys`]), kept at most half full.
+struct KeyIndex {
+    slots: Vec<u32>,
+    len: usize,
 }
 
-/// A hash map keyed by Zobrist keys.
-pub type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
+impl KeyIndex {
+    const EMPTY: u32 = u32::MAX;
+
+    fn new() -> KeyIndex {
+        KeyIndex {
+            slots: vec![Self::EMPTY; 1024],
+            len: 0,
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        self.slots.capacity() * 4
+    }
+
+    /// The index stored for `key`, or inserts `new` and returns None.
+    fn get_or_insert(&mut self, key: u64, new: u32, keys: &[u64]) -> Option<u32> {
+        if (self.len + 1) * 2 > self.slots.len() {
+            self.grow(keys);
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = (key as usize) & mask;
+        loop {
+            let slot = self.slots[i];
+            if slot == Self::EMPTY {
+                self.slots[i] = new;
+                self.len += 1;
+                return None;
+            }
+            if keys[slot as usize] == key {
+                return Some(slot);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self, keys: &[u64]) {
+        let size = self.slots.len() * 2;
+        let mut slots = vec![Self::EMPTY; size];
+        for &slot in &self.slots {
+            if slot != Self::EMPTY {
+                let mut i = (keys[slot as usize] as usize) & (size - 1);
+                while slots[i] != Self::EMPTY {
+                    i = (i + 1) & (size - 1);
+                }
+                slots[i] = slot;
+            }
+        }
+        self.slots = slots;
+    }
+}
 
 /// Limits of one search. Running out is an answer (`complete: false`), never an error.
 #[derive(Clone, Debug)]
@@ -97,6 +130,8 @@ pub struct Graph {
     pub complete: bool,
     /// Why the search stopped early, if it did.
     pub stopped_by: Option<&'static str>,
+    /// Bytes held by the key index.
+    pub index_bytes: usize,
 }
 
 impl Graph {
@@ -123,8 +158,8 @@ impl Graph {
         &self.edges[self.edge_start[i] as usize..self.edge_start[i + 1] as usize]
     }
 
-    /// Bytes held per stored position by the graph's own arrays (keys, distances, parents,
-    /// origin flags, adjacency), not counting the frontier.
+    /// Bytes per stored position of the position table: key, distance, parent, origin flag,
+    /// adjacency offset and the key index.
     pub fn bytes_per_node(&self) -> f64 {
         if self.keys.is_empty() {
             return 0.0;
@@ -134,8 +169,16 @@ impl Graph {
             + self.parent.capacity() * 4
             + self.origin.capacity()
             + self.edge_start.capacity() * 4
-            + self.edges.capacity() * 4;
+            + self.index_bytes;
         bytes as f64 / self.keys.len() as f64
+    }
+
+    /// Bytes per stored position of the adjacency (4 per reversible retraction).
+    pub fn edge_bytes_per_node(&self) -> f64 {
+        if self.keys.is_empty() {
+            return 0.0;
+        }
+        (self.edges.capacity() * 4) as f64 / self.keys.len() as f64
     }
 }
 
@@ -177,7 +220,7 @@ pub fn explore(
     budget: &Budget,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Graph {
-    let mut index: KeyMap<u32> = KeyMap::default();
+    let mut index = KeyIndex::new();
     let mut graph = Graph {
         roots: roots.clone(),
         keys: Vec::new(),
@@ -188,15 +231,15 @@ pub fn explore(
         edges: Vec::new(),
         complete: false,
         stopped_by: None,
+        index_bytes: 0,
     };
     let mut frontier: Vec<(u32, Position)> = Vec::new();
     for root in roots {
         let key = root.zobrist();
-        if index.contains_key(&key) {
+        let i = graph.keys.len() as u32;
+        if index.get_or_insert(key, i, &graph.keys).is_some() {
             continue;
         }
-        let i = graph.keys.len() as u32;
-        index.insert(key, i);
         graph.keys.push(key);
         graph.dist.push(0);
         graph.parent.push(u32::MAX);
@@ -209,10 +252,12 @@ pub fn explore(
         for chunk in frontier.chunks(BATCH) {
             if graph.keys.len() as u64 >= budget.max_nodes {
                 graph.stopped_by = Some("node budget");
+                graph.index_bytes = index.bytes();
                 return graph;
             }
             if budget.deadline.is_some_and(|d| Instant::now() >= d) {
                 graph.stopped_by = Some("time budget");
+                graph.index_bytes = index.bytes();
                 return graph;
             }
             let expansions: Vec<Expansion> = chunk
@@ -223,11 +268,11 @@ pub fn explore(
                 debug_assert_eq!(*i as usize, graph.origin.len());
                 graph.origin.push(exp.origin);
                 for (key, pos) in exp.children {
-                    let j = match index.get(&key) {
-                        Some(&j) => j,
+                    let new = graph.keys.len() as u32;
+                    let j = match index.get_or_insert(key, new, &graph.keys) {
+                        Some(j) => j,
                         None => {
-                            let j = graph.keys.len() as u32;
-                            index.insert(key, j);
+                            let j = new;
                             graph.keys.push(key);
                             graph.dist.push(level + 1);
                             graph.parent.push(*i);
@@ -248,5 +293,6 @@ pub fn explore(
         level += 1;
     }
     graph.complete = true;
+    graph.index_bytes = index.bytes();
     graph
 }
