@@ -33,67 +33,14 @@ enum Command {
         json: bool,
     },
     /// Answer a stipulation about a position's history: clock values, draw claims, game over.
-    Solve {
-        /// The position: a FEN of 4 to 6 fields, `?` for unknown castling/e.p./clock/fullmove.
-        fen: String,
-        /// The question: clock?, clock=N, clock>=N, clock<=N, claim?, over?, fen, legal?, last N?
-        /// (default: `fen` when the FEN gives a clock, else `clock?`).
-        #[arg(long)]
-        stip: Option<String>,
-        /// The rule set: retro (default), fide, piran, fide1988.
-        #[arg(long, default_value = "retro")]
-        rules: String,
-        /// Print one JSON object instead of text.
-        #[arg(long)]
-        json: bool,
-        /// The most positions to explore.
-        #[arg(long, default_value_t = 2_000_000)]
-        max_nodes: u64,
-        /// Stop after this many seconds (the answer then says what is proven so far).
-        #[arg(long)]
-        timeout: Option<f64>,
-        /// Worker threads (default: all cores). Answers do not depend on it.
-        #[arg(long)]
-        threads: Option<usize>,
-        /// Depth of the legal retraction chain required of a reset's predecessor.
-        #[arg(long, default_value_t = 2)]
-        depth: u32,
-        /// Write the explored graph for Graphviz (small searches only).
-        #[arg(long)]
-        dot: Option<std::path::PathBuf>,
-        /// For `last N?`: check each sequence this many further plies back.
-        #[arg(long, default_value_t = 1)]
-        extra: u32,
-    },
+    Solve(SolveArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Retract { fen, rules, json } => cli::retract::retract(&fen, &rules, json),
-        Command::Solve {
-            fen,
-            stip,
-            rules,
-            json,
-            max_nodes,
-            timeout,
-            threads,
-            depth,
-            dot,
-            extra,
-        } => cli::solve::solve(SolveArgs {
-            fen,
-            stip,
-            rules,
-            json,
-            max_nodes,
-            timeout,
-            threads,
-            depth,
-            dot,
-            extra,
-        }),
+        Command::Solve(args) => cli::solve::solve(args),
     };
     match result {
         Ok(code) => code,

@@ -4,9 +4,7 @@
 
 use std::fmt;
 
-use shakmaty::{
-    CastlingMode, Chess, EnPassantMode, FromSetup, Move, Position as _, Setup, san::SanPlus,
-};
+use shakmaty::{CastlingMode, Chess, EnPassantMode, FromSetup, Move, Position as _, san::SanPlus};
 
 use crate::position::Position;
 
@@ -26,15 +24,6 @@ impl fmt::Display for ReplayError {
 }
 
 impl std::error::Error for ReplayError {}
-
-fn setup_of(pos: &Position) -> Setup {
-    let mut setup = Setup::empty();
-    setup.board = pos.board.clone();
-    setup.turn = pos.turn;
-    setup.castling_rights = pos.castling;
-    setup.ep_square = pos.ep_square;
-    setup
-}
 
 /// Whether the shakmaty position `after` is `target` in the four FEN fields. An e.p. square in
 /// `target` also counts when no capture is legal (the user's FEN may state the double step).
@@ -77,7 +66,7 @@ fn replay(
     mut sans: Option<&mut Vec<String>>,
 ) -> Result<(), ReplayError> {
     let mut pos =
-        Chess::from_setup(setup_of(start), CastlingMode::Standard).map_err(|e| ReplayError {
+        Chess::from_setup(start.to_setup(), CastlingMode::Standard).map_err(|e| ReplayError {
             index: 0,
             message: format!("the starting position {} is not valid: {e}", start.fen4()),
         })?;

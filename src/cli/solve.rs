@@ -16,26 +16,37 @@ use retroclock::{
 use super::{Failure, emit, parse_fen, parse_rules, progress_bar, thread_pool};
 
 /// The arguments of `solve`.
+#[derive(clap::Args)]
 pub struct SolveArgs {
-    /// The FEN.
+    /// The position: a FEN of 4 to 6 fields, `?` for unknown castling/e.p./clock/fullmove.
     pub fen: String,
-    /// The stipulation.
+    /// The question: clock?, clock=N, clock>=N, clock<=N, claim?, over?, fen, legal?, last N?
+    /// (default: `fen` when the FEN gives a clock, else `clock?`).
+    #[arg(long)]
     pub stip: Option<String>,
-    /// The rule set name.
+    /// The rule set: retro (default), fide, piran, fide1988.
+    #[arg(long, default_value = "retro")]
     pub rules: String,
-    /// JSON output.
+    /// Print one JSON object instead of text.
+    #[arg(long)]
     pub json: bool,
-    /// Node budget.
+    /// The most positions to explore.
+    #[arg(long, default_value_t = 2_000_000)]
     pub max_nodes: u64,
-    /// Time budget in seconds.
+    /// Stop after this many seconds (the answer then says what is proven so far).
+    #[arg(long)]
     pub timeout: Option<f64>,
-    /// Worker threads.
+    /// Worker threads (default: all cores). Answers do not depend on it.
+    #[arg(long)]
     pub threads: Option<usize>,
-    /// Retraction-chain depth for origins.
+    /// Depth of the legal retraction chain required of a reset's predecessor.
+    #[arg(long, default_value_t = 2)]
     pub depth: u32,
-    /// DOT output file.
+    /// Write the explored graph for Graphviz (small searches only).
+    #[arg(long)]
     pub dot: Option<std::path::PathBuf>,
-    /// Further plies each `last N?` sequence is checked back.
+    /// For `last N?`: check each sequence this many further plies back.
+    #[arg(long, default_value_t = 1)]
     pub extra: u32,
 }
 

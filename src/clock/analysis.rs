@@ -168,6 +168,33 @@ impl Analysis {
         }
     }
 
+    /// The roots that reach an origin.
+    fn start_set(&self, graph: &Graph) -> NodeSet {
+        let mut set = NodeSet::new(graph.len());
+        for r in 0..graph.roots.len().min(graph.len()) {
+            if self.useful[r] {
+                set.insert(r);
+            }
+        }
+        set
+    }
+
+    /// The positions one reversible retraction beyond `current` that reach an origin.
+    fn step(&self, graph: &Graph, current: &NodeSet) -> NodeSet {
+        let expanded = graph.expanded();
+        let mut next = NodeSet::new(graph.len());
+        for i in current.iter() {
+            if i < expanded {
+                for &j in graph.children(i) {
+                    if self.useful[j as usize] {
+                        next.insert(j as usize);
+                    }
+                }
+            }
+        }
+        next
+    }
+
     /// The indices along the shortest line from a root to the nearest origin (root first).
     pub fn shortest_line(&self, graph: &Graph) -> Option<Vec<usize>> {
         let mut i = self.nearest_origin?;
@@ -197,16 +224,10 @@ impl Analysis {
     /// The walk sets repeat from some length on; once a repetition is seen, larger `k` are
     /// answered from the cycle of sets, so any `k` is cheap on a small graph.
     pub fn walk_to_origin(&self, graph: &Graph, k: u64) -> Option<Vec<usize>> {
-        let n = graph.len();
         let expanded = graph.expanded();
         let mut sets: Vec<NodeSet> = Vec::new();
         let mut seen: std::collections::HashMap<NodeSet, usize> = std::collections::HashMap::new();
-        let mut current = NodeSet::new(n);
-        for r in 0..graph.roots.len().min(n) {
-            if self.useful[r] {
-                current.insert(r);
-            }
-        }
+        let mut current = self.start_set(graph);
         let mut target = k;
         loop {
             let step = sets.len() as u64;
@@ -226,17 +247,7 @@ impl Analysis {
             if current.is_empty() {
                 break;
             }
-            let mut next = NodeSet::new(n);
-            for i in current.iter() {
-                if i < expanded {
-                    for &j in graph.children(i) {
-                        if self.useful[j as usize] {
-                            next.insert(j as usize);
-                        }
-                    }
-                }
-            }
-            current = next;
+            current = self.step(graph, &current);
         }
         let set = sets.get(target as usize)?;
         let end = set.iter().find(|&i| i < expanded && graph.origin[i])?;
@@ -259,15 +270,9 @@ impl Analysis {
     /// The sets of positions reached by walks of each length repeat from some length on; once a
     /// repetition is seen, the rest of the values follow from the cycle of sets.
     pub fn values_up_to(&self, graph: &Graph, limit: u64) -> Vec<u64> {
-        let n = graph.len();
         let expanded = graph.expanded();
         let mut out = Vec::new();
-        let mut current = NodeSet::new(n);
-        for r in 0..graph.roots.len().min(n) {
-            if self.useful[r] {
-                current.insert(r);
-            }
-        }
+        let mut current = self.start_set(graph);
         let mut seen: std::collections::HashMap<NodeSet, u64> = std::collections::HashMap::new();
         let mut hits: Vec<bool> = Vec::new();
         let mut k = 0u64;
@@ -291,17 +296,7 @@ impl Analysis {
                 out.push(k);
             }
             seen.insert(current.clone(), k);
-            let mut next = NodeSet::new(n);
-            for i in current.iter() {
-                if i < expanded {
-                    for &j in graph.children(i) {
-                        if self.useful[j as usize] {
-                            next.insert(j as usize);
-                        }
-                    }
-                }
-            }
-            current = next;
+            current = self.step(graph, &current);
             k += 1;
         }
         out
