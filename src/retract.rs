@@ -216,6 +216,20 @@ struct Generator<'a> {
     us: Color,
     our_king: Square,
     their_king: Square,
+    /// The material verdict of a piece taking a piece, by the role put back (knight, light
+    /// bishop, rook, queen, dark bishop slots), once known.
+    uncapture_memo: std::cell::Cell<[Option<bool>; 6]>,
+}
+
+/// How a predecessor's material is to be checked.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum MaterialCheck {
+    /// Same material and pawns as the position: nothing to check.
+    Unchanged,
+    /// A piece took a piece: the verdict depends on the slot only.
+    Remembered(usize),
+    /// Pawns moved, or a pawn was put back, or an un-promotion: check in full.
+    Full,
 }
 
 /// Which units of a colour may be put back.
@@ -252,6 +266,7 @@ impl<'a> Generator<'a> {
             us,
             our_king,
             their_king,
+            uncapture_memo: std::cell::Cell::new([None; 6]),
         })
     }
 
@@ -436,7 +451,7 @@ impl<'a> Generator<'a> {
             castling: self.pos.castling,
             ep_square: Some(to),
         };
-        if self.valid(&pred, true) {
+        if self.valid(&pred, MaterialCheck::Full) {
             f.push(Retraction {
                 kind: RetractionKind::EnPassant,
                 mv: Move::EnPassant { from, to },
@@ -562,7 +577,22 @@ impl<'a> Generator<'a> {
             promotion,
         };
         // Pawn steps matter too: a pawn can change file only as far as it has advanced.
-        let material_changed = capture.is_some() || promotion.is_some() || role == Role::Pawn;
+        // Pawn steps matter too: a pawn can change file only as far as it has advanced. A piece
+        // taking a piece changes no pawn structure: its verdict depends only on the role put
+        // back (and a bishop's square colour), so it is remembered per generation.
+        let material_changed = match capture {
+            Some(cap) if role != Role::Pawn && promotion.is_none() && cap != Role::Pawn => {
+                let slot = match cap {
+                    Role::Bishop if Bitboard::LIGHT_SQUARES.contains(to) => 5,
+                    other => other as usize - 1,
+                };
+                MaterialCheck::Remembered(slot)
+            }
+            _ if capture.is_some() || promotion.is_some() || role == Role::Pawn => {
+                MaterialCheck::Full
+            }
+            _ => MaterialCheck::Unchanged,
+        };
         self.emit(
             board,
             self.pos.castling,
@@ -582,7 +612,7 @@ impl<'a> Generator<'a> {
         board: Board,
         required: Bitboard,
         optional: Bitboard,
-        material_changed: bool,
+        material_changed: MaterialCheck,
         kind: RetractionKind,
         mv: Move,
         f: &mut Sink<'_>,
@@ -665,7 +695,7 @@ impl<'a> Generator<'a> {
             pred_board,
             our_rights,
             Bitboard::EMPTY,
-            true,
+            MaterialCheck::Full,
             RetractionKind::PawnDoubleStep,
             mv,
             f,
@@ -729,7 +759,7 @@ impl<'a> Generator<'a> {
                 pred,
                 self.pos.castling | Bitboard::from_square(rook_origin),
                 optional,
-                false,
+                MaterialCheck::Unchanged,
                 RetractionKind::Uncastling,
                 mv,
                 f,
@@ -738,7 +768,7 @@ impl<'a> Generator<'a> {
     }
 
     /// Whether `pred` (our side to move, e.p. square as given) is a valid position.
-    fn valid(&self, pred: &Position, material_changed: bool) -> bool {
+    fn valid(&self, pred: &Position, material: MaterialCheck) -> bool {
         let board = &pred.board;
         let occupied = board.occupied();
         // The opponent (not to move in the predecessor) is not in check. Our king may have moved.
@@ -753,7 +783,24 @@ impl<'a> Generator<'a> {
         if !checks_possible(board, our_king, checkers, pred.ep_square, !self.us) {
             return false;
         }
-        if material_changed && !material_possible(board) {
+        let material_ok = match material {
+            MaterialCheck::Unchanged => true,
+            MaterialCheck::Full => material_possible(board),
+            MaterialCheck::Remembered(slot) => {
+                let known = self.uncapture_memo.get()[slot];
+                match known {
+                    Some(ok) => ok,
+                    None => {
+                        let ok = material_possible(board);
+                        let mut memo = self.uncapture_memo.get();
+                        memo[slot] = Some(ok);
+                        self.uncapture_memo.set(memo);
+                        ok
+                    }
+                }
+            }
+        };
+        if !material_ok {
             return false;
         }
         true
@@ -808,7 +855,7 @@ fn checks_possible(
 /// counts, the promoted extras and the captures the pawn structures need
 /// ([`crate::legality::material_reasons`]).
 fn material_possible(board: &Board) -> bool {
-    crate::legality::material_reasons(board).is_empty()
+    crate::legality::material_ok(board)
 }
 
 /// Which units of `color` may be put back on the board, judged on the material alone: pawns

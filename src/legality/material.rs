@@ -253,16 +253,117 @@ impl PawnLayout {
             let unblocked = u32::from((!mask & !self.blocked).count_ones() as u8);
             return k.saturating_sub(unblocked);
         }
-        let layers = self.layers();
         let mut best = UNASSIGNABLE;
-        for (mask, &c) in layers[self.n].iter().enumerate() {
-            if c == u8::MAX {
-                continue;
-            }
-            let unblocked = (!(mask as u8) & !self.blocked).count_ones();
+        for (mask, c) in self.final_states() {
+            let unblocked = (!mask & !self.blocked).count_ones();
             best = best.min(u32::from(c) + k.saturating_sub(unblocked));
         }
         best
+    }
+
+    /// A feasible assignment of starting files, found greedily (intervals by right end, each
+    /// taking the lowest free file it can reach — exact for whether any assignment exists), and
+    /// its capture count with `extras` promoted pawns: an upper bound of [`Self::min_captures`].
+    /// None when no assignment exists.
+    fn greedy_upper(&self, extras: u32) -> Option<u32> {
+        if self.overflow {
+            return None;
+        }
+        let mut order: [usize; 8] = [0, 1, 2, 3, 4, 5, 6, 7];
+        let order = &mut order[..self.n];
+        order.sort_by_key(|&i| (self.range(i).1, self.range(i).0));
+        let mut used = 0u8;
+        let mut cost = 0u32;
+        for &i in order.iter() {
+            let (lo, hi) = self.range(i);
+            let g = (lo..=hi).find(|&g| used & (1 << g) == 0)?;
+            used |= 1 << g;
+            cost += u32::from(self.files[i].abs_diff(g));
+        }
+        let free = 8 - self.n as u32;
+        let k = extras.min(free);
+        let unblocked = (!used & !self.blocked).count_ones();
+        Some(cost + k.saturating_sub(unblocked))
+    }
+
+    /// A lower bound of [`Self::min_captures`]: of the pawns sharing a file, all but one changed
+    /// file at least once.
+    fn doubled_lower_bound(&self) -> u32 {
+        let mut per_file = [0u32; 8];
+        for &f in &self.files[..self.n] {
+            per_file[f as usize] += 1;
+        }
+        per_file.iter().map(|&m| m.saturating_sub(1)).sum()
+    }
+
+    /// Whether the pawns' captures fit in `available` captured units: the exact answer of
+    /// `min_captures(extras) <= available`, settled by the greedy upper bound when it suffices.
+    fn captures_fit(&self, extras: u32, available: u32) -> bool {
+        match self.greedy_upper(extras) {
+            None => false,
+            Some(upper) if upper <= available => true,
+            Some(_) => self.min_captures_cached(extras) <= available,
+        }
+    }
+
+    /// [`Self::min_captures`], remembered per thread by pawn layout (the same structures come
+    /// back again and again in a search).
+    fn min_captures_cached(&self, extras: u32) -> u32 {
+        thread_local! {
+            static CACHE: std::cell::RefCell<std::collections::HashMap<(u64, u8, u32), u32>> =
+                std::cell::RefCell::new(std::collections::HashMap::new());
+        }
+        let mut pawns = 0u64;
+        for i in 0..self.n {
+            pawns |= 1 << u32::from(self.squares[i]);
+        }
+        let key = (pawns, self.blocked, extras);
+        if let Some(v) = CACHE.with(|c| c.borrow().get(&key).copied()) {
+            return v;
+        }
+        let v = self.min_captures(extras);
+        CACHE.with(|c| {
+            let mut c = c.borrow_mut();
+            if c.len() >= 1 << 18 {
+                c.clear();
+            }
+            c.insert(key, v);
+        });
+        v
+    }
+
+    /// The last layer of [`PawnLayout::layers`] as a sparse list of (used files, least file
+    /// change): the same DP, visiting only the reachable sets (at most C(8, i) of them).
+    fn final_states(&self) -> Vec<(u8, u8)> {
+        let mut states: Vec<(u8, u8)> = vec![(0, 0)];
+        let mut best = [u8::MAX; 256];
+        for i in 0..self.n {
+            let (lo, hi) = self.range(i);
+            let f = self.files[i];
+            let mut next: Vec<(u8, u8)> = Vec::with_capacity(states.len() * 2);
+            for &(mask, c) in &states {
+                for g in lo..=hi {
+                    if mask & (1 << g) != 0 {
+                        continue;
+                    }
+                    let nm = mask | (1 << g);
+                    let nc = c + f.abs_diff(g);
+                    let slot = &mut best[nm as usize];
+                    if *slot == u8::MAX {
+                        next.push((nm, nc));
+                        *slot = nc;
+                    } else if nc < *slot {
+                        *slot = nc;
+                    }
+                }
+            }
+            for entry in &mut next {
+                entry.1 = best[entry.0 as usize];
+                best[entry.0 as usize] = u8::MAX;
+            }
+            states = next;
+        }
+        states
     }
 
     /// One cheapest plan for `extras` promoted pawns: (start, now) of pawns that changed file,
@@ -381,6 +482,45 @@ pub fn min_pawn_captures(board: &Board, color: Color) -> u32 {
     PawnLayout::new(board, color).min_captures(extras)
 }
 
+/// Whether the material conditions hold: the same verdict as `material_reasons(board).is_empty()`,
+/// without building reasons, and settling the pawn-structure captures by cheap bounds where
+/// they suffice (a greedy assignment above, one capture per extra pawn on a file below).
+pub fn material_ok(board: &Board) -> bool {
+    let mats = [
+        Material::of(board, Color::White),
+        Material::of(board, Color::Black),
+    ];
+    for m in &mats {
+        if m.pawns > 8
+            || m.units() > 16
+            || m.promoted_extras() > 8u32.saturating_sub(m.pawns.into())
+        {
+            return false;
+        }
+    }
+    for (i, color) in [Color::White, Color::Black].into_iter().enumerate() {
+        let layout = PawnLayout::new(board, color);
+        let extras = mats[i].promoted_extras();
+        let available = 16u32.saturating_sub(mats[1 - i].units());
+        match layout.greedy_upper(extras) {
+            None => {
+                if layout.hall_violator().is_some() {
+                    return false;
+                }
+            }
+            Some(upper) if upper <= available => {}
+            Some(_) => {
+                if layout.doubled_lower_bound() > available
+                    || layout.min_captures_cached(extras) > available
+                {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
 /// The material conditions only (both sides): pawns <= 8, units <= 16, promoted extras <= 8 −
 /// pawns, the pawns can have different starting files, and the pawn structure's captures
 /// (see [`min_pawn_captures`]) do not exceed the other side's missing units.
@@ -415,6 +555,10 @@ pub fn material_reasons(board: &Board) -> Vec<Illegality> {
         let other = mats[1 - i];
         let layout = PawnLayout::new(board, color);
         let extras = m.promoted_extras();
+        let available = 16u32.saturating_sub(other.units());
+        if layout.captures_fit(extras, available) {
+            continue;
+        }
         let needed = layout.min_captures(extras);
         if needed == UNASSIGNABLE {
             // With more than 8 pawns, TooManyPawns already says it.
@@ -427,7 +571,6 @@ pub fn material_reasons(board: &Board) -> Vec<Illegality> {
             }
             continue;
         }
-        let available = 16u32.saturating_sub(other.units());
         if needed > available {
             let (paths, blockers) = layout.plan(color, extras);
             out.push(Illegality::PawnCaptures {
