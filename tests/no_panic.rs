@@ -149,3 +149,16 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// The engine's fast material verdict is the verdict of the full material conditions.
+    #[test]
+    fn fast_material_verdict_agrees(board in random_board()) {
+        prop_assert_eq!(
+            retroclock::legality::material_ok(&board),
+            retroclock::legality::material_reasons(&board).is_empty()
+        );
+    }
+}
