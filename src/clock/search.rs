@@ -39,6 +39,22 @@ impl KeyIndex {
         self.slots.capacity() * 4
     }
 
+    /// The index stored for `key`, if any (read-only, so lookups can run in parallel).
+    fn get(&self, key: u64, keys: &[u64]) -> Option<u32> {
+        let mask = self.slots.len() - 1;
+        let mut i = (key as usize) & mask;
+        loop {
+            let slot = self.slots[i];
+            if slot == Self::EMPTY {
+                return None;
+            }
+            if keys[slot as usize] == key {
+                return Some(slot);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
     /// The index stored for `key`, or inserts `new` and returns None.
     fn get_or_insert(&mut self, key: u64, new: u32, keys: &[u64]) -> Option<u32> {
         if (self.len + 1) * 2 > self.slots.len() {
@@ -260,14 +276,28 @@ pub fn explore(
                 graph.index_bytes = index.bytes();
                 return graph;
             }
-            let expansions: Vec<Expansion> = chunk
+            // Expand in parallel, and look the children up in the index (read-only) in
+            // parallel; only the new ones are inserted, in order, below.
+            let expansions: Vec<(Expansion, Vec<Option<u32>>)> = chunk
                 .par_iter()
-                .map(|(_, pos)| expand(pos, convention, budget))
+                .map(|(_, pos)| {
+                    let exp = expand(pos, convention, budget);
+                    let known = exp
+                        .children
+                        .iter()
+                        .map(|(key, _)| index.get(*key, &graph.keys))
+                        .collect();
+                    (exp, known)
+                })
                 .collect();
-            for ((i, _), exp) in chunk.iter().zip(expansions) {
+            for ((i, _), (exp, known)) in chunk.iter().zip(expansions) {
                 debug_assert_eq!(*i as usize, graph.origin.len());
                 graph.origin.push(exp.origin);
-                for (key, pos) in exp.children {
+                for ((key, pos), known) in exp.children.into_iter().zip(known) {
+                    if let Some(j) = known {
+                        graph.edges.push(j);
+                        continue;
+                    }
                     let new = graph.keys.len() as u32;
                     let j = match index.get_or_insert(key, new, &graph.keys) {
                         Some(j) => j,
