@@ -1,0 +1,299 @@
+//! Depth-first search forward from the initial array with exact path counting.
+
+use std::{
+    collections::{HashMap, HashSet},
+    hash::{BuildHasherDefault, Hasher},
+    time::Instant,
+};
+
+use shakmaty::{Chess, Color, EnPassantMode, Move, Position, zobrist::Zobrist64};
+
+use super::{
+    Budget, Target,
+    bound::{SideBound, Tables, ci},
+};
+
+/// Hasher for keys that already are uniformly distributed Zobrist values.
+#[derive(Default)]
+pub(crate) struct ZobristKeyHasher(u64);
+
+impl Hasher for ZobristKeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 ^= v;
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.0 ^= u64::from(v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+type Key = (u64, u8);
+type Build = BuildHasherDefault<ZobristKeyHasher>;
+
+/// How often (in nodes) the deadline is checked.
+const CLOCK_INTERVAL: u64 = 1024;
+
+/// State of one search for one target and one length.
+pub(crate) struct Searcher<'a> {
+    tables: &'a Tables,
+    target: &'a Target,
+    /// Exact number of continuations reaching the target, per (position, plies left).
+    /// Only complete subtree counts are stored.
+    tt: HashMap<Key, u64, Build>,
+    /// Positions (with plies left) proven to lead nowhere, for the first-game search.
+    dead: HashSet<Key, Build>,
+    /// Expanded nodes.
+    pub nodes: u64,
+    max_nodes: u64,
+    deadline: Option<Instant>,
+    /// The budget ran out: counts from now on are lower bounds.
+    pub aborted: bool,
+    /// Answer only from the table (used after an aborted count).
+    tt_only: bool,
+}
+
+/// A position with both sides' lower bounds.
+#[derive(Clone)]
+pub(crate) struct Node {
+    pub pos: Chess,
+    pub lb: [SideBound; 2],
+}
+
+impl<'a> Searcher<'a> {
+    pub(crate) fn new(tables: &'a Tables, target: &'a Target, budget: &Budget) -> Self {
+        Searcher {
+            tables,
+            target,
+            tt: HashMap::default(),
+            dead: HashSet::default(),
+            nodes: 0,
+            max_nodes: budget.max_nodes,
+            deadline: budget.deadline,
+            aborted: false,
+            tt_only: false,
+        }
+    }
+
+    /// The root node (initial array) with its bounds.
+    pub(crate) fn root(&self) -> Node {
+        let pos = Chess::default();
+        let cr = pos.castles().castling_rights();
+        let lb = [
+            self.tables.side_bound(pos.board(), cr, Color::White),
+            self.tables.side_bound(pos.board(), cr, Color::Black),
+        ];
+        Node { pos, lb }
+    }
+
+    /// Whether `node` can still reach the target in exactly `rem` plies, by the
+    /// necessary conditions of [`Tables::side_bound`] and the castling rights.
+    pub(crate) fn viable(&self, node: &Node, rem: u32) -> bool {
+        let turn = node.pos.turn();
+        let board = node.pos.board();
+        for color in Color::ALL {
+            let left = if color == turn {
+                rem.div_ceil(2)
+            } else {
+                rem / 2
+            };
+            let b = node.lb[ci(color)];
+            if b.moves > left as i32 {
+                return false;
+            }
+            // Captures `color` still makes: opponent units present now, absent later.
+            let opp = !color;
+            let missing =
+                board.by_color(opp).count() as i64 - i64::from(self.tables.counts[ci(opp)]);
+            if missing < 0 || i64::from(b.caps) > missing || missing > i64::from(left) {
+                return false;
+            }
+        }
+        if let Some(cr) = self.target.castling {
+            // A castling right, once lost, never comes back.
+            if !cr.is_subset(node.pos.castles().castling_rights()) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Plays `m` and updates the bounds (only the mover's, and the opponent's after
+    /// a capture: nothing else can change the other side's bound).
+    pub(crate) fn child(&self, node: &Node, m: Move) -> Node {
+        let mover = node.pos.turn();
+        let mut pos = node.pos.clone();
+        pos.play_unchecked(m);
+        let mut lb = node.lb;
+        let cr = pos.castles().castling_rights();
+        lb[ci(mover)] = self.tables.side_bound(pos.board(), cr, mover);
+        if m.is_capture() {
+            lb[ci(!mover)] = self.tables.side_bound(pos.board(), cr, !mover);
+        }
+        Node { pos, lb }
+    }
+
+    /// Whether `pos` is the target (placement, side to move, castling, e.p.).
+    pub(crate) fn is_goal(&self, pos: &Chess) -> bool {
+        let t = self.target;
+        if pos.board() != &t.board || pos.turn() != t.turn {
+            return false;
+        }
+        if let Some(cr) = t.castling
+            && pos.castles().castling_rights() != cr
+        {
+            return false;
+        }
+        match t.ep_square {
+            None => true,
+            Some(None) => pos.ep_square(EnPassantMode::Legal).is_none(),
+            Some(Some(sq)) => pos.ep_square(EnPassantMode::Always) == Some(sq),
+        }
+    }
+
+    fn key(pos: &Chess, rem: u32) -> Key {
+        let h: Zobrist64 = pos.zobrist_hash(EnPassantMode::Legal);
+        (h.0, rem.min(255) as u8)
+    }
+
+    /// Charges one expanded node; returns false when the budget is exhausted.
+    fn charge(&mut self) -> bool {
+        if self.aborted {
+            return false;
+        }
+        self.nodes += 1;
+        if self.nodes > self.max_nodes {
+            self.aborted = true;
+            return false;
+        }
+        if self.nodes % CLOCK_INTERVAL == 0
+            && let Some(d) = self.deadline
+            && Instant::now() >= d
+        {
+            self.aborted = true;
+            return false;
+        }
+        true
+    }
+
+    /// Number of games of exactly `rem` plies from `node` reaching the target
+    /// (a lower bound once `aborted` is set). `node` must be viable.
+    pub(crate) fn count(&mut self, node: &Node, rem: u32) -> u64 {
+        if rem == 0 {
+            return u64::from(self.is_goal(&node.pos));
+        }
+        let key = (rem >= 2).then(|| Self::key(&node.pos, rem));
+        if let Some(k) = key {
+            if let Some(&c) = self.tt.get(&k) {
+                return c;
+            }
+            if self.tt_only {
+                return 0;
+            }
+        }
+        if !self.tt_only && !self.charge() {
+            return 0;
+        }
+        let mut total = 0u64;
+        if rem == 1 {
+            for m in node.pos.legal_moves() {
+                let mut pos = node.pos.clone();
+                pos.play_unchecked(m);
+                total += u64::from(self.is_goal(&pos));
+            }
+            return total;
+        }
+        for m in node.pos.legal_moves() {
+            let child = self.child(node, m);
+            if !self.viable(&child, rem - 1) {
+                continue;
+            }
+            total = total.saturating_add(self.count(&child, rem - 1));
+            if self.aborted {
+                return total;
+            }
+        }
+        if let Some(k) = key {
+            self.tt.insert(k, total);
+        }
+        total
+    }
+
+    /// Prepares the collection phase: after a complete count every child count is
+    /// a table hit or a one-ply expansion, so the budget is lifted; after an
+    /// aborted count, answers come only from what was proven.
+    pub(crate) fn start_collect(&mut self) {
+        self.tt_only = self.aborted;
+        self.max_nodes = u64::MAX;
+        self.deadline = None;
+    }
+
+    /// Collects up to `limit` games (as move lists appended to `path`) from `node`,
+    /// descending only where [`Searcher::count`] is positive.
+    pub(crate) fn collect(
+        &mut self,
+        node: &Node,
+        rem: u32,
+        path: &mut Vec<Move>,
+        out: &mut Vec<Vec<Move>>,
+        limit: usize,
+    ) {
+        if out.len() >= limit {
+            return;
+        }
+        if rem == 0 {
+            if self.is_goal(&node.pos) {
+                out.push(path.clone());
+            }
+            return;
+        }
+        for m in node.pos.legal_moves() {
+            let child = self.child(node, m);
+            if !self.viable(&child, rem - 1) {
+                continue;
+            }
+            if self.count(&child, rem - 1) == 0 {
+                continue;
+            }
+            path.push(m);
+            self.collect(&child, rem - 1, path, out, limit);
+            path.pop();
+            if out.len() >= limit {
+                return;
+            }
+        }
+    }
+
+    /// Depth-first search for one game; on success `path` holds it.
+    pub(crate) fn find(&mut self, node: &Node, rem: u32, path: &mut Vec<Move>) -> bool {
+        if rem == 0 {
+            return self.is_goal(&node.pos);
+        }
+        let key = Self::key(&node.pos, rem);
+        if self.dead.contains(&key) || !self.charge() {
+            return false;
+        }
+        for m in node.pos.legal_moves() {
+            let child = self.child(node, m);
+            if !self.viable(&child, rem - 1) {
+                continue;
+            }
+            path.push(m);
+            if self.find(&child, rem - 1, path) {
+                return true;
+            }
+            path.pop();
+            if self.aborted {
+                return false;
+            }
+        }
+        self.dead.insert(key);
+        false
+    }
+}
