@@ -100,6 +100,7 @@ struct LengthStats {
     with_reference: usize,
     exact: usize,
     budget_out: usize,
+    disproved: usize,
     times: Vec<Duration>,
 }
 
@@ -202,7 +203,25 @@ fn euclide_proof_games() {
             let theirs: HashSet<Vec<Move>> = recorded_games.iter().cloned().collect();
             theirs == ours
         };
-        if count_ok && set_ok {
+        // More games than recorded, each listed, distinct and replayed above: the
+        // reference itself is provably incomplete (the extra games are proof games).
+        let reference_disproved = !count_ok
+            && result.count > expected
+            && all_collected
+            && recorded_games.iter().all(|g| ours.contains(g));
+        if reference_disproved {
+            st.disproved += 1;
+            let extra: Vec<String> = result
+                .games
+                .iter()
+                .filter(|g| !recorded_games.contains(g))
+                .map(|g| retroclock::proofgame::san_line(g))
+                .collect();
+            reports.push(format!(
+                "{name}: reference says {} ({expected}); replayed proof games not in it: {extra:?}",
+                row.verdict
+            ));
+        } else if count_ok && set_ok {
             st.exact += 1;
             if lower_bound_only {
                 reports.push(format!(
@@ -224,13 +243,13 @@ fn euclide_proof_games() {
         "proof-game corpus ({}), up to {max_plies} plies:",
         file.display()
     );
-    eprintln!("plies  problems  with_ref  exact  budget_out  median_s");
+    eprintln!("plies  problems  with_ref  exact  ref_disproved  budget_out  median_s");
     for (plies, st) in &mut stats {
         st.times.sort();
         let median = st.times[st.times.len() / 2].as_secs_f64();
         eprintln!(
-            "{plies:>5}  {:>8}  {:>8}  {:>5}  {:>10}  {median:>8.3}",
-            st.problems, st.with_reference, st.exact, st.budget_out
+            "{plies:>5}  {:>8}  {:>8}  {:>5}  {:>13}  {:>10}  {median:>8.3}",
+            st.problems, st.with_reference, st.exact, st.disproved, st.budget_out
         );
     }
     for r in &reports {

@@ -313,6 +313,7 @@ pub fn parse_san_line(line: &str) -> Option<Vec<Move>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
 
     fn target(fen: &str) -> Target {
         Target::from_fen(fen).unwrap()
@@ -424,6 +425,85 @@ mod tests {
         assert_eq!(proof_games(&lost, 4, &Budget::UNLIMITED, 0).count, 0);
         let any = target("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w");
         assert_eq!(proof_games(&any, 4, &Budget::UNLIMITED, 0).count, 16);
+    }
+
+    /// All games of `depth` plies, grouped by final placement + side to move
+    /// (and castling rights when `with_castling`), with their number.
+    fn brute_force(depth: u32, with_castling: bool) -> HashMap<(Board, Option<Bitboard>), u64> {
+        fn walk(
+            pos: &Chess,
+            depth: u32,
+            with_castling: bool,
+            out: &mut HashMap<(Board, Option<Bitboard>), u64>,
+        ) {
+            if depth == 0 {
+                let cr = with_castling.then(|| pos.castles().castling_rights());
+                *out.entry((pos.board().clone(), cr)).or_default() += 1;
+                return;
+            }
+            for m in pos.legal_moves() {
+                let mut child = pos.clone();
+                child.play_unchecked(m);
+                walk(&child, depth - 1, with_castling, out);
+            }
+        }
+        let mut out = HashMap::new();
+        walk(&Chess::default(), depth, with_castling, &mut out);
+        out
+    }
+
+    /// Every pruning rule is a necessary condition: the search must count exactly
+    /// the games an unpruned enumeration finds, for every sampled final position.
+    fn check_against_brute_force(depth: u32, with_castling: bool, sample_every: usize) {
+        let games = brute_force(depth, with_castling);
+        let mut keys: Vec<_> = games.keys().cloned().collect();
+        keys.sort_by_key(|(b, _)| format!("{b}"));
+        let turn = if depth % 2 == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let mut checked = 0;
+        for (i, key) in keys.iter().enumerate() {
+            if i % sample_every != 0 {
+                continue;
+            }
+            let (board, castling) = key.clone();
+            let t = Target {
+                board,
+                turn,
+                castling,
+                ep_square: None,
+            };
+            let r = proof_games(&t, depth, &Budget::UNLIMITED, 1000);
+            assert!(r.complete);
+            assert_eq!(r.count, games[key], "{} {:?}", t.board, t.castling);
+            assert_eq!(r.games.len() as u64, r.count.min(1000));
+            for g in &r.games {
+                assert!(replay_reaches(&t, g));
+            }
+            checked += 1;
+        }
+        assert!(checked > 0);
+    }
+
+    #[test]
+    fn counts_match_brute_force_3_plies() {
+        check_against_brute_force(3, false, 1);
+    }
+
+    #[test]
+    fn counts_match_brute_force_4_plies() {
+        check_against_brute_force(4, false, 37);
+        check_against_brute_force(4, true, 41);
+    }
+
+    /// Slower: `cargo test --release -- --ignored`.
+    #[test]
+    #[ignore]
+    fn counts_match_brute_force_5_plies() {
+        check_against_brute_force(5, false, 101);
+        check_against_brute_force(5, true, 103);
     }
 
     #[test]
