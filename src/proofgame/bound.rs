@@ -34,27 +34,6 @@ pub(crate) fn ci(c: Color) -> usize {
     }
 }
 
-/// Index of a piece role (knight .. king) in the distance tables.
-#[inline]
-fn ri(r: Role) -> usize {
-    match r {
-        Role::Pawn | Role::Knight => 0,
-        Role::Bishop => 1,
-        Role::Rook => 2,
-        Role::Queen => 3,
-        Role::King => 4,
-    }
-}
-
-const PIECE_ROLES: [Role; 5] = [
-    Role::Knight,
-    Role::Bishop,
-    Role::Rook,
-    Role::Queen,
-    Role::King,
-];
-const PROMO_ROLES: [Role; 4] = [Role::Knight, Role::Bishop, Role::Rook, Role::Queen];
-
 /// One side's lower bound at a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SideBound {
@@ -64,42 +43,34 @@ pub(crate) struct SideBound {
     pub caps: i32,
 }
 
+/// One unit of the target with its route costs from every square.
+#[derive(Clone)]
+struct TargetUnit {
+    role: Role,
+    sq: Square,
+    /// Fewest moves for a unit of the same role standing on a square.
+    same: [u8; 64],
+    /// Fewest moves for a pawn standing on a square (pawn target: its pawn route;
+    /// piece target: route to a promotion square, promotion, then the piece route).
+    pawn: [u8; 64],
+    /// Fewest captures along such a pawn route.
+    pawn_caps: [u8; 64],
+}
+
 /// Precomputed tables for one target.
 pub(crate) struct Tables {
     /// Target placement.
     pub board: Board,
-    /// Units of each side in the target: (role, square).
-    units: [Vec<(Role, Square)>; 2],
+    /// Units of each side in the target.
+    units: [Vec<TargetUnit>; 2],
     /// Number of units of each side in the target.
     pub counts: [u32; 2],
-    /// Units proven never to move and never to be captured in any proof game.
-    pub frozen: Bitboard,
-    /// Shortest piece routes: `dist[role][from][to]`, avoiding frozen squares.
-    dist: Vec<u8>,
-    /// Fewest pawn moves `pawn_moves[color][from][to]` (to may be on the last rank).
-    pawn_moves: Vec<u8>,
-    /// Fewest pawn captures `pawn_caps[color][from][to]`.
-    pawn_caps: Vec<u8>,
-    /// Fewest moves for a pawn on `from` to become a piece of `role` on `to`
-    /// (promotion move included): `promo[color][role][from][to]`.
-    promo: Vec<u8>,
-    /// Fewest captures for that (the promotion square may differ).
-    promo_caps: Vec<u8>,
-}
-
-#[inline]
-fn idx3(a: usize, from: Square, to: Square) -> usize {
-    (a * 64 + from.to_usize()) * 64 + to.to_usize()
 }
 
 impl Tables {
     /// Builds the tables, or `None` when the target is statically impossible
     /// (counts, kings, pawns on the first or last rank).
     pub(crate) fn new(board: &Board) -> Option<Tables> {
-        let mut units: [Vec<(Role, Square)>; 2] = [Vec::new(), Vec::new()];
-        for (sq, piece) in board.iter() {
-            units[ci(piece.color)].push((piece.role, sq));
-        }
         for color in Color::ALL {
             let side = board.by_color(color);
             if side.count() > 16
@@ -109,155 +80,67 @@ impl Tables {
                 return None;
             }
         }
-        if (board.pawns()
-            & (Bitboard::from_rank(shakmaty::Rank::First)
-                | Bitboard::from_rank(shakmaty::Rank::Eighth)))
-        .any()
-        {
+        let back_ranks = Bitboard::from_rank(shakmaty::Rank::First)
+            | Bitboard::from_rank(shakmaty::Rank::Eighth);
+        if (board.pawns() & back_ranks).any() {
             return None;
         }
-        let counts = [units[0].len() as u32, units[1].len() as u32];
         let frozen = frozen_units(board);
-        let mut t = Tables {
-            board: board.clone(),
-            units,
-            counts,
-            frozen,
-            dist: vec![UNREACHABLE; 5 * 64 * 64],
-            pawn_moves: vec![UNREACHABLE; 2 * 64 * 64],
-            pawn_caps: vec![UNREACHABLE; 2 * 64 * 64],
-            promo: vec![UNREACHABLE; 2 * 4 * 64 * 64],
-            promo_caps: vec![UNREACHABLE; 2 * 4 * 64 * 64],
-        };
-        t.fill_piece_distances();
-        t.fill_pawn_tables();
-        t.fill_promotions();
-        Some(t)
-    }
-
-    /// Breadth-first search on the board whose only obstacles are the frozen units.
-    fn fill_piece_distances(&mut self) {
-        let frozen = self.frozen;
-        for role in PIECE_ROLES {
-            for from in Square::ALL {
-                let mut seen = Bitboard::from_square(from);
-                let mut frontier = Bitboard::from_square(from);
-                let mut d = 0u8;
-                self.dist[idx3(ri(role), from, from)] = 0;
-                while frontier.any() {
-                    d += 1;
-                    let mut next = Bitboard::EMPTY;
-                    for sq in frontier {
-                        next |= piece_steps(role, sq, frozen);
-                    }
-                    next &= !seen & !frozen;
-                    for sq in next {
-                        self.dist[idx3(ri(role), from, sq)] = d;
-                    }
-                    seen |= next;
-                    frontier = next;
-                }
-            }
-        }
-    }
-
-    /// Pawn routes in rank order: fewest moves and fewest captures, separately.
-    fn fill_pawn_tables(&mut self) {
-        let frozen = self.frozen;
-        for color in Color::ALL {
-            let c = ci(color);
-            let dir: i32 = if color == Color::White { 1 } else { -1 };
-            let start_rank: u32 = if color == Color::White { 1 } else { 6 };
-            for from in Square::ALL {
-                let r0 = from.rank().to_u32();
-                if r0 == 0 || r0 == 7 {
-                    continue;
-                }
-                let mut moves = [UNREACHABLE; 64];
-                let mut caps = [UNREACHABLE; 64];
-                moves[from.to_usize()] = 0;
-                caps[from.to_usize()] = 0;
-                // Process ranks in the pawn's direction of travel.
-                let mut rank = r0 as i32;
-                loop {
-                    if !(1..=6).contains(&rank) {
-                        break;
-                    }
-                    for file in 0..8i32 {
-                        let sq = Square::new((rank * 8 + file) as u32);
-                        let m = moves[sq.to_usize()];
-                        let k = caps[sq.to_usize()];
-                        if m == UNREACHABLE {
-                            continue;
-                        }
-                        let r1 = rank + dir;
-                        for df in -1..=1i32 {
-                            let f1 = file + df;
-                            if !(0..8).contains(&f1) {
-                                continue;
-                            }
-                            let to = Square::new((r1 * 8 + f1) as u32);
-                            if frozen.contains(to) {
-                                continue;
-                            }
-                            let cap = u8::from(df != 0);
-                            moves[to.to_usize()] = moves[to.to_usize()].min(m + 1);
-                            caps[to.to_usize()] = caps[to.to_usize()].min(k + cap);
-                        }
-                        if rank as u32 == start_rank && sq == from {
-                            let mid = Square::new((r1 * 8 + file) as u32);
-                            let to = Square::new(((r1 + dir) * 8 + file) as u32);
-                            if !frozen.contains(mid) && !frozen.contains(to) {
-                                moves[to.to_usize()] = moves[to.to_usize()].min(m + 1);
-                                caps[to.to_usize()] = caps[to.to_usize()].min(k);
-                            }
-                        }
-                    }
-                    rank += dir;
-                }
-                for to in Square::ALL {
-                    self.pawn_moves[idx3(c, from, to)] = moves[to.to_usize()];
-                    self.pawn_caps[idx3(c, from, to)] = caps[to.to_usize()];
-                }
-            }
-        }
-    }
-
-    fn fill_promotions(&mut self) {
-        for color in Color::ALL {
-            let c = ci(color);
-            let last = if color == Color::White { 7u32 } else { 0 };
-            for (k, role) in PROMO_ROLES.into_iter().enumerate() {
+        let pawns = [
+            pawn_table(Color::White, frozen),
+            pawn_table(Color::Black, frozen),
+        ];
+        let mut units: [Vec<TargetUnit>; 2] = [Vec::new(), Vec::new()];
+        for (sq, piece) in board.iter() {
+            let c = ci(piece.color);
+            let (moves, caps) = &pawns[c];
+            let mut u = TargetUnit {
+                role: piece.role,
+                sq,
+                same: [UNREACHABLE; 64],
+                pawn: [UNREACHABLE; 64],
+                pawn_caps: [UNREACHABLE; 64],
+            };
+            if piece.role == Role::Pawn {
                 for from in Square::ALL {
-                    for to in Square::ALL {
-                        let mut best = UNREACHABLE as u32;
-                        let mut best_caps = UNREACHABLE;
-                        for file in 0..8u32 {
-                            let x = Square::new(last * 8 + file);
-                            let pm = self.pawn_moves[idx3(c, from, x)];
-                            let d = self.dist[idx3(ri(role), x, to)];
+                    u.pawn[from.to_usize()] = moves[from.to_usize()][sq.to_usize()];
+                    u.pawn_caps[from.to_usize()] = caps[from.to_usize()][sq.to_usize()];
+                }
+                u.same = u.pawn;
+            } else {
+                // Piece moves are symmetric, so the distance *to* the target square
+                // is a search *from* it.
+                u.same = piece_distances(piece.role, sq, frozen);
+                if piece.role != Role::King {
+                    let last = piece
+                        .color
+                        .fold_wb(shakmaty::Rank::Eighth, shakmaty::Rank::First);
+                    for from in Square::ALL {
+                        for x in Bitboard::from_rank(last) {
+                            let pm = moves[from.to_usize()][x.to_usize()];
+                            let d = u.same[x.to_usize()];
                             if pm == UNREACHABLE || d == UNREACHABLE {
                                 continue;
                             }
-                            best = best.min(u32::from(pm) + u32::from(d));
-                            best_caps = best_caps.min(self.pawn_caps[idx3(c, from, x)]);
+                            let i = from.to_usize();
+                            u.pawn[i] = u.pawn[i].min(pm.saturating_add(d).min(UNREACHABLE - 1));
+                            u.pawn_caps[i] = u.pawn_caps[i].min(caps[i][x.to_usize()]);
                         }
-                        let i = idx3(c * 4 + k, from, to);
-                        self.promo[i] = u8::try_from(best).unwrap_or(UNREACHABLE);
-                        self.promo_caps[i] = best_caps;
                     }
                 }
             }
+            units[c].push(u);
         }
-    }
-
-    #[inline]
-    fn piece_dist(&self, role: Role, from: Square, to: Square) -> i32 {
-        to_cost(self.dist[idx3(ri(role), from, to)])
+        let counts = [units[0].len() as u32, units[1].len() as u32];
+        Some(Tables {
+            board: board.clone(),
+            units,
+            counts,
+        })
     }
 
     /// Cost (moves, captures) for the current unit `(urole, usq)` of `color` to
-    /// become the target unit `(trole, tsq)`.
+    /// become the target unit `t`.
     #[inline]
     fn cost(
         &self,
@@ -265,52 +148,36 @@ impl Tables {
         castling: Bitboard,
         urole: Role,
         usq: Square,
-        trole: Role,
-        tsq: Square,
+        t: &TargetUnit,
     ) -> (i32, i32) {
-        let c = ci(color);
-        match (urole, trole) {
-            (Role::Pawn, Role::Pawn) => (
-                to_cost(self.pawn_moves[idx3(c, usq, tsq)]),
-                to_cost(self.pawn_caps[idx3(c, usq, tsq)]),
-            ),
-            (Role::Pawn, Role::King) => (INF, INF),
-            (Role::Pawn, r) => {
-                // PROMO_ROLES is in `ri` order.
-                let i = idx3(c * 4 + ri(r), usq, tsq);
-                (to_cost(self.promo[i]), to_cost(self.promo_caps[i]))
-            }
-            (u, t) if u != t => (INF, INF),
-            (Role::King, _) => {
-                let mut d = self.piece_dist(Role::King, usq, tsq);
+        let i = usq.to_usize();
+        if urole == Role::Pawn {
+            return (to_cost(t.pawn[i]), to_cost(t.pawn_caps[i]));
+        }
+        if urole != t.role {
+            return (INF, INF);
+        }
+        let mut d = to_cost(t.same[i]);
+        match urole {
+            Role::King => {
                 for side in CastlingSide::ALL {
                     if castling_available(castling, color, side) {
                         let via = side.king_to(color);
-                        d = d.min(1 + self.piece_dist(Role::King, via, tsq));
+                        d = d.min(1 + to_cost(t.same[via.to_usize()]));
                     }
                 }
-                let caps = if d >= INF { INF } else { 0 };
-                (d, caps)
             }
-            (Role::Rook, _) => {
-                let mut d = self.piece_dist(Role::Rook, usq, tsq);
-                if castling.contains(usq) {
-                    let side = if usq.file() > shakmaty::File::E {
-                        CastlingSide::KingSide
-                    } else {
-                        CastlingSide::QueenSide
-                    };
-                    d = d.min(self.piece_dist(Role::Rook, side.rook_to(color), tsq));
-                }
-                let caps = if d >= INF { INF } else { 0 };
-                (d, caps)
+            Role::Rook if castling.contains(usq) => {
+                let side = if usq.file() > shakmaty::File::E {
+                    CastlingSide::KingSide
+                } else {
+                    CastlingSide::QueenSide
+                };
+                d = d.min(to_cost(t.same[side.rook_to(color).to_usize()]));
             }
-            (r, _) => {
-                let d = self.piece_dist(r, usq, tsq);
-                let caps = if d >= INF { INF } else { 0 };
-                (d, caps)
-            }
+            _ => {}
         }
+        (d, if d >= INF { INF } else { 0 })
     }
 
     /// Lower bound for `color` at the placement `board` with castling rights
@@ -328,17 +195,17 @@ impl Tables {
             let p = Piece { color, role };
             in_place |= board.by_piece(p) & self.board.by_piece(p);
         }
-        let mut targets: [(Role, Square); 16] = [(Role::Pawn, Square::A1); 16];
+        let mut targets: [usize; 16] = [0; 16];
         let mut n = 0;
-        for &(role, sq) in &self.units[c] {
-            if !in_place.contains(sq) {
+        for (k, u) in self.units[c].iter().enumerate() {
+            if !in_place.contains(u.sq) {
                 if n == 16 {
                     return SideBound {
                         moves: INF,
                         caps: INF,
                     };
                 }
-                targets[n] = (role, sq);
+                targets[n] = k;
                 n += 1;
             }
         }
@@ -368,9 +235,10 @@ impl Tables {
         }
         let mut mc = [[0i32; 17]; 17];
         let mut cc = [[0i32; 17]; 17];
-        for (i, &(trole, tsq)) in targets[..n].iter().enumerate() {
+        for (i, &k) in targets[..n].iter().enumerate() {
+            let t = &self.units[c][k];
             for (j, &(urole, usq)) in units[..m].iter().enumerate() {
-                let (mv, cp) = self.cost(color, castling, urole, usq, trole, tsq);
+                let (mv, cp) = self.cost(color, castling, urole, usq, t);
                 mc[i + 1][j + 1] = mv;
                 cc[i + 1][j + 1] = cp;
             }
@@ -388,6 +256,87 @@ impl Tables {
             caps: caps.min(INF),
         }
     }
+}
+
+/// Shortest routes of a `role` piece between `sq` and every square, on the board
+/// whose only obstacles are the frozen units.
+fn piece_distances(role: Role, sq: Square, frozen: Bitboard) -> [u8; 64] {
+    let mut dist = [UNREACHABLE; 64];
+    dist[sq.to_usize()] = 0;
+    let mut seen = Bitboard::from_square(sq);
+    let mut frontier = seen;
+    let mut d = 0u8;
+    while frontier.any() {
+        d += 1;
+        let mut next = Bitboard::EMPTY;
+        for s in frontier {
+            next |= piece_steps(role, s, frozen);
+        }
+        next &= !seen & !frozen;
+        for s in next {
+            dist[s.to_usize()] = d;
+        }
+        seen |= next;
+        frontier = next;
+    }
+    dist
+}
+
+type PawnTable = Box<[[u8; 64]; 64]>;
+
+/// Pawn routes of `color` in rank order, avoiding frozen squares: fewest moves and
+/// fewest captures (separately) from every square to every square, including the
+/// promotion squares on the last rank.
+fn pawn_table(color: Color, frozen: Bitboard) -> (PawnTable, PawnTable) {
+    let mut moves_t: PawnTable = Box::new([[UNREACHABLE; 64]; 64]);
+    let mut caps_t: PawnTable = Box::new([[UNREACHABLE; 64]; 64]);
+    let dir: i32 = if color == Color::White { 1 } else { -1 };
+    let start_rank: i32 = if color == Color::White { 1 } else { 6 };
+    for from in Square::ALL {
+        let r0 = from.rank().to_u32() as i32;
+        if r0 == 0 || r0 == 7 {
+            continue;
+        }
+        let moves = &mut moves_t[from.to_usize()];
+        let caps = &mut caps_t[from.to_usize()];
+        moves[from.to_usize()] = 0;
+        caps[from.to_usize()] = 0;
+        let mut rank = r0;
+        while (1..=6).contains(&rank) {
+            let r1 = rank + dir;
+            for file in 0..8i32 {
+                let here = (rank * 8 + file) as usize;
+                let (m, k) = (moves[here], caps[here]);
+                if m == UNREACHABLE {
+                    continue;
+                }
+                for df in -1..=1i32 {
+                    let f1 = file + df;
+                    if !(0..8).contains(&f1) {
+                        continue;
+                    }
+                    let to = (r1 * 8 + f1) as usize;
+                    if frozen.contains(Square::new(to as u32)) {
+                        continue;
+                    }
+                    moves[to] = moves[to].min(m + 1);
+                    caps[to] = caps[to].min(k + u8::from(df != 0));
+                }
+                if rank == start_rank && here == from.to_usize() {
+                    let mid = (r1 * 8 + file) as usize;
+                    let to = ((r1 + dir) * 8 + file) as usize;
+                    if !frozen.contains(Square::new(mid as u32))
+                        && !frozen.contains(Square::new(to as u32))
+                    {
+                        moves[to] = moves[to].min(m + 1);
+                        caps[to] = caps[to].min(k);
+                    }
+                }
+            }
+            rank += dir;
+        }
+    }
+    (moves_t, caps_t)
 }
 
 /// Whether the castling right of `color` on `side` is still in `castling`
@@ -560,16 +509,67 @@ mod tests {
 
     #[test]
     fn pawn_tables() {
-        let t = Tables::new(&"4k3/8/8/8/8/8/8/4K3".parse().unwrap()).unwrap();
-        let w = ci(Color::White);
-        assert_eq!(t.pawn_moves[idx3(w, Square::E2, Square::E4)], 1);
-        assert_eq!(t.pawn_moves[idx3(w, Square::E2, Square::D4)], 2);
-        assert_eq!(t.pawn_caps[idx3(w, Square::E2, Square::D4)], 1);
-        assert_eq!(t.pawn_moves[idx3(w, Square::E2, Square::C4)], 2);
-        assert_eq!(t.pawn_moves[idx3(w, Square::E2, Square::B4)], UNREACHABLE);
-        assert_eq!(t.pawn_moves[idx3(w, Square::E2, Square::E8)], 5);
-        let b = ci(Color::Black);
-        assert_eq!(t.pawn_moves[idx3(b, Square::D7, Square::D5)], 1);
-        assert_eq!(t.pawn_moves[idx3(b, Square::D7, Square::D1)], 5);
+        let (m, k) = pawn_table(Color::White, Bitboard::EMPTY);
+        let at = |t: &PawnTable, a: Square, b: Square| t[a.to_usize()][b.to_usize()];
+        assert_eq!(at(&m, Square::E2, Square::E4), 1);
+        assert_eq!(at(&m, Square::E2, Square::D4), 2);
+        assert_eq!(at(&k, Square::E2, Square::D4), 1);
+        assert_eq!(at(&m, Square::E2, Square::C4), 2);
+        assert_eq!(at(&m, Square::E2, Square::B4), UNREACHABLE);
+        assert_eq!(at(&m, Square::E2, Square::E8), 5);
+        assert_eq!(at(&m, Square::E3, Square::E5), 2);
+        let (m, _) = pawn_table(Color::Black, Bitboard::EMPTY);
+        assert_eq!(at(&m, Square::D7, Square::D5), 1);
+        assert_eq!(at(&m, Square::D7, Square::D1), 5);
+        // A frozen unit on d3 blocks the straight route and the double step.
+        let (m, k) = pawn_table(Color::White, Bitboard::from_square(Square::D3));
+        assert_eq!(at(&m, Square::D2, Square::D4), 2);
+        assert_eq!(at(&k, Square::D2, Square::D4), 2);
+        assert_eq!(at(&m, Square::D2, Square::D3), UNREACHABLE);
+        assert_eq!(at(&m, Square::D2, Square::E4), 2);
+        assert_eq!(at(&k, Square::D2, Square::E4), 1);
+    }
+
+    #[test]
+    fn promotion_and_castling_costs() {
+        let t = Tables::new(&"4k3/8/8/8/8/8/8/R3K2R".parse().unwrap()).unwrap();
+        let w = &t.units[0];
+        let king = w.iter().find(|u| u.role == Role::King).unwrap();
+        let rights = Bitboard::from_square(Square::H1);
+        assert_eq!(
+            t.cost(Color::White, rights, Role::King, Square::E1, king),
+            (0, 0)
+        );
+        let rook_h = w.iter().find(|u| u.sq == Square::H1).unwrap();
+        // A pawn on b2 promotes (6 moves via b8 or a capture to a8/c8 and back).
+        assert_eq!(
+            t.cost(Color::White, rights, Role::Pawn, Square::B2, rook_h)
+                .0,
+            7
+        );
+        let t2 = Tables::new(&"4k3/8/8/8/8/8/8/5RK1".parse().unwrap()).unwrap();
+        let w2 = &t2.units[0];
+        let king2 = w2.iter().find(|u| u.role == Role::King).unwrap();
+        let rook2 = w2.iter().find(|u| u.role == Role::Rook).unwrap();
+        assert_eq!(
+            t2.cost(Color::White, rights, Role::King, Square::E1, king2)
+                .0,
+            1
+        );
+        assert_eq!(
+            t2.cost(Color::White, rights, Role::Rook, Square::H1, rook2)
+                .0,
+            0
+        );
+        assert_eq!(
+            t2.cost(Color::White, Bitboard::EMPTY, Role::King, Square::E1, king2)
+                .0,
+            2
+        );
+        assert_eq!(
+            t2.cost(Color::White, Bitboard::EMPTY, Role::Rook, Square::H1, rook2)
+                .0,
+            1
+        );
     }
 }

@@ -489,13 +489,13 @@ mod tests {
 
     #[test]
     fn counts_match_brute_force_3_plies() {
-        check_against_brute_force(3, false, 1);
+        check_against_brute_force(3, false, 7);
     }
 
     #[test]
     fn counts_match_brute_force_4_plies() {
-        check_against_brute_force(4, false, 37);
-        check_against_brute_force(4, true, 41);
+        check_against_brute_force(4, false, 151);
+        check_against_brute_force(4, true, 167);
     }
 
     /// Slower: `cargo test --release -- --ignored`.
