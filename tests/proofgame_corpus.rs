@@ -2,7 +2,8 @@
 //! solver (`../shared/corpus/euclide_proof_games.tsv`).
 //!
 //! Environment: `RETROCLOCK_CORPUS` overrides the corpus folder;
-//! `RETROCLOCK_PROOFGAME_MAX_PLIES` the longest problem tried (default below).
+//! `RETROCLOCK_PROOFGAME_MAX_PLIES` the longest problem tried (default below);
+//! `RETROCLOCK_PROOFGAME_ONLY=set:index,...` runs only the named problems.
 
 use std::{
     collections::{BTreeMap, HashSet},
@@ -116,13 +117,21 @@ fn euclide_proof_games() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(DEFAULT_MAX_PLIES);
+    // `set:index` (comma separated) restricts the run to those problems.
+    let only: Option<Vec<String>> = std::env::var("RETROCLOCK_PROOFGAME_ONLY")
+        .ok()
+        .map(|v| v.split(',').map(str::to_string).collect());
     let rows = parse_rows(&text);
     assert!(!rows.is_empty(), "no rows in {}", file.display());
 
     let mut stats: BTreeMap<u32, LengthStats> = BTreeMap::new();
     let mut failures = Vec::new();
     let mut reports = Vec::new();
-    for row in rows.iter().filter(|r| r.plies <= max_plies) {
+    let selected = |r: &&Row| match &only {
+        Some(list) => list.contains(&format!("{}:{}", r.set, r.index)),
+        None => r.plies <= max_plies,
+    };
+    for row in rows.iter().filter(selected) {
         let name = format!("{} {} ({} plies)", row.set, row.index, row.plies);
         let board: Board = row.placement.parse().expect("placement");
         let target = Target::new(board, row.turn);

@@ -34,15 +34,6 @@ pub(crate) fn ci(c: Color) -> usize {
     }
 }
 
-/// One side's lower bound at a node.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct SideBound {
-    /// Lower bound of the moves this side still has to make (`INF` if impossible).
-    pub moves: i32,
-    /// Lower bound of the captures this side's pawns still have to make.
-    pub caps: i32,
-}
-
 /// One unit of the target with its route costs from every square.
 #[derive(Clone)]
 struct TargetUnit {
@@ -180,16 +171,27 @@ impl Tables {
         (d, if d >= INF { INF } else { 0 })
     }
 
-    /// Lower bound for `color` at the placement `board` with castling rights
-    /// `castling` (rook squares), or `moves == INF` when the target is out of reach.
-    /// The caller compares `caps` with the opponent units that are on the board now
-    /// and missing in the target: exactly the captures `color` still makes.
-    pub(crate) fn side_bound(&self, board: &Board, castling: Bitboard, color: Color) -> SideBound {
+    /// Lower bound of the moves `color` still needs at the placement `board` with
+    /// castling rights `castling` (rook squares), or `None` when the target is out
+    /// of reach with `left` moves of `color` and `opp_missing` captures by
+    /// `color` (the opponent units on the board now that the target lacks: every
+    /// capture removes exactly one of them, and nothing else does).
+    pub(crate) fn side_bound(
+        &self,
+        board: &Board,
+        castling: Bitboard,
+        color: Color,
+        left: i32,
+        opp_missing: i32,
+    ) -> Option<i32> {
+        if opp_missing < 0 || opp_missing > left {
+            return None;
+        }
         let c = ci(color);
         let mine = board.by_color(color);
         // Units already on their target square with their target role stay matched:
-        // by the triangle inequality of every route metric used here, some optimal
-        // assignment keeps them in place.
+        // by the triangle inequality of every route metric used here (moves and
+        // captures alike), some optimal assignment keeps them in place.
         let mut in_place = Bitboard::EMPTY;
         for role in Role::ALL {
             let p = Piece { color, role };
@@ -200,26 +202,20 @@ impl Tables {
         for (k, u) in self.units[c].iter().enumerate() {
             if !in_place.contains(u.sq) {
                 if n == 16 {
-                    return SideBound {
-                        moves: INF,
-                        caps: INF,
-                    };
+                    return None;
                 }
                 targets[n] = k;
                 n += 1;
             }
         }
         if n == 0 {
-            return SideBound { moves: 0, caps: 0 };
+            return Some(0);
         }
         let mut units: [(Role, Square); 16] = [(Role::Pawn, Square::A1); 16];
         let mut m = 0;
         for sq in mine & !in_place {
             if m == 16 {
-                return SideBound {
-                    moves: INF,
-                    caps: INF,
-                };
+                return None;
             }
             let Some(role) = board.role_at(sq) else {
                 continue;
@@ -228,33 +224,42 @@ impl Tables {
             m += 1;
         }
         if n > m {
-            return SideBound {
-                moves: INF,
-                caps: INF,
-            };
+            return None;
         }
         let mut mc = [[0i32; 17]; 17];
         let mut cc = [[0i32; 17]; 17];
+        // Relaxation first: each target from its cheapest unit, shared or not.
+        let mut relaxed = 0;
         for (i, &k) in targets[..n].iter().enumerate() {
             let t = &self.units[c][k];
+            let mut row_min = INF;
             for (j, &(urole, usq)) in units[..m].iter().enumerate() {
                 let (mv, cp) = self.cost(color, castling, urole, usq, t);
                 mc[i + 1][j + 1] = mv;
                 cc[i + 1][j + 1] = cp;
+                row_min = row_min.min(mv);
+            }
+            relaxed += row_min;
+            if relaxed > left {
+                return None;
             }
         }
-        let moves = hungarian(n, m, &mc);
-        if moves >= INF {
-            return SideBound {
-                moves: INF,
-                caps: INF,
-            };
+        let (moves, assignment) = hungarian(n, m, &mc);
+        if moves > left {
+            return None;
         }
-        let caps = hungarian(n, m, &cc);
-        SideBound {
-            moves,
-            caps: caps.min(INF),
+        // Captures: the optimal move assignment often needs few enough already;
+        // otherwise minimise the captures on their own.
+        let mut caps = 0;
+        for j in 1..=m {
+            if assignment[j] != 0 {
+                caps += cc[assignment[j]][j];
+            }
         }
+        if caps > opp_missing && hungarian(n, m, &cc).0 > opp_missing {
+            return None;
+        }
+        Some(moves)
     }
 }
 
@@ -414,8 +419,9 @@ pub(crate) fn frozen_units(board: &Board) -> Bitboard {
 
 /// Minimum-cost assignment of `n` rows to distinct columns among `m >= n`
 /// (Hungarian method with potentials). `a` is 1-indexed. Returns the total cost,
-/// `>= INF` when every assignment uses an impossible pair.
-fn hungarian(n: usize, m: usize, a: &[[i32; 17]; 17]) -> i32 {
+/// `>= INF` when every assignment uses an impossible pair, and for each column
+/// its row (0: none).
+fn hungarian(n: usize, m: usize, a: &[[i32; 17]; 17]) -> (i32, [usize; 17]) {
     const BIG: i32 = i32::MAX / 4;
     let mut u = [0i32; 17];
     let mut v = [0i32; 17];
@@ -472,7 +478,7 @@ fn hungarian(n: usize, m: usize, a: &[[i32; 17]; 17]) -> i32 {
             total += a[p[j]][j];
         }
     }
-    total
+    (total, p)
 }
 
 #[cfg(test)]
@@ -489,11 +495,11 @@ mod tests {
         a[2][1] = 2;
         a[2][2] = 0;
         a[2][3] = 5;
-        assert_eq!(hungarian(2, 3, &a), 3);
+        assert_eq!(hungarian(2, 3, &a).0, 3);
         a[2][2] = INF;
         a[2][1] = INF;
         a[2][3] = INF;
-        assert!(hungarian(2, 3, &a) >= INF);
+        assert!(hungarian(2, 3, &a).0 >= INF);
     }
 
     #[test]

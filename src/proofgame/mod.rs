@@ -209,10 +209,9 @@ pub fn proof_games(target: &Target, plies: u32, budget: &Budget, limit: usize) -
         return result;
     }
     let mut searcher = Searcher::new(&tables, target, budget);
-    let root = searcher.root();
-    if !searcher.viable(&root, plies) {
+    let Some(root) = searcher.root(plies) else {
         return result;
-    }
+    };
     let count = searcher.count(&root, plies);
     result.count = count;
     result.complete = !searcher.aborted && count != u64::MAX;
@@ -239,10 +238,9 @@ pub fn find_proof_game(target: &Target, max_plies: u32, budget: &Budget) -> Opti
             deadline: budget.deadline,
         };
         let mut searcher = Searcher::new(&tables, target, &left);
-        let root = searcher.root();
-        if !searcher.viable(&root, plies) {
+        let Some(root) = searcher.root(plies) else {
             continue;
-        }
+        };
         let mut path = Vec::new();
         if searcher.find(&root, plies, &mut path) {
             return Some(path);

@@ -10,7 +10,7 @@ use shakmaty::{Chess, Color, EnPassantMode, Move, Position, zobrist::Zobrist64};
 
 use super::{
     Budget, Target,
-    bound::{SideBound, Tables, ci},
+    bound::{Tables, ci},
 };
 
 /// Hasher for keys that already are uniformly distributed Zobrist values.
@@ -59,11 +59,22 @@ pub(crate) struct Searcher<'a> {
     tt_only: bool,
 }
 
-/// A position with both sides' lower bounds.
+/// A position reached by the search with both sides' lower bounds of the moves
+/// they still need.
 #[derive(Clone)]
 pub(crate) struct Node {
     pub pos: Chess,
-    pub lb: [SideBound; 2],
+    pub lb: [i32; 2],
+}
+
+/// Moves `color` has left when `rem` plies remain and `turn` is to move.
+#[inline]
+fn moves_left(color: Color, turn: Color, rem: u32) -> i32 {
+    (if color == turn {
+        rem.div_ceil(2)
+    } else {
+        rem / 2
+    }) as i32
 }
 
 impl<'a> Searcher<'a> {
@@ -81,62 +92,58 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// The root node (initial array) with its bounds.
-    pub(crate) fn root(&self) -> Node {
+    /// The bound of `color` at `pos` with `rem` plies left, `None` if the target
+    /// is out of reach for that side.
+    fn bound(&self, pos: &Chess, color: Color, rem: u32) -> Option<i32> {
+        let board = pos.board();
+        let opp = !color;
+        let opp_missing = board.by_color(opp).count() as i32 - self.tables.counts[ci(opp)] as i32;
+        self.tables.side_bound(
+            board,
+            pos.castles().castling_rights(),
+            color,
+            moves_left(color, pos.turn(), rem),
+            opp_missing,
+        )
+    }
+
+    /// Castling rights the target keeps must still be there: once lost, a right
+    /// never comes back.
+    fn castling_ok(&self, pos: &Chess) -> bool {
+        self.target
+            .castling
+            .is_none_or(|cr| cr.is_subset(pos.castles().castling_rights()))
+    }
+
+    /// The initial array as a node, if the target is within reach in `rem` plies.
+    pub(crate) fn root(&self, rem: u32) -> Option<Node> {
         let pos = Chess::default();
-        let cr = pos.castles().castling_rights();
+        if !self.castling_ok(&pos) {
+            return None;
+        }
         let lb = [
-            self.tables.side_bound(pos.board(), cr, Color::White),
-            self.tables.side_bound(pos.board(), cr, Color::Black),
+            self.bound(&pos, Color::White, rem)?,
+            self.bound(&pos, Color::Black, rem)?,
         ];
-        Node { pos, lb }
+        Some(Node { pos, lb })
     }
 
-    /// Whether `node` can still reach the target in exactly `rem` plies, by the
-    /// necessary conditions of [`Tables::side_bound`] and the castling rights.
-    pub(crate) fn viable(&self, node: &Node, rem: u32) -> bool {
-        let turn = node.pos.turn();
-        let board = node.pos.board();
-        for color in Color::ALL {
-            let left = if color == turn {
-                rem.div_ceil(2)
-            } else {
-                rem / 2
-            };
-            let b = node.lb[ci(color)];
-            if b.moves > left as i32 {
-                return false;
-            }
-            // Captures `color` still makes: opponent units present now, absent later.
-            let opp = !color;
-            let missing =
-                board.by_color(opp).count() as i64 - i64::from(self.tables.counts[ci(opp)]);
-            if missing < 0 || i64::from(b.caps) > missing || missing > i64::from(left) {
-                return false;
-            }
-        }
-        if let Some(cr) = self.target.castling {
-            // A castling right, once lost, never comes back.
-            if !cr.is_subset(node.pos.castles().castling_rights()) {
-                return false;
-            }
-        }
-        true
-    }
-
-    /// Plays `m` and updates the bounds (only the mover's, and the opponent's after
-    /// a capture: nothing else can change the other side's bound).
-    pub(crate) fn child(&self, node: &Node, m: Move) -> Node {
+    /// Plays `m` (leaving `rem` plies) and returns the new node unless a necessary
+    /// condition fails. Only the mover's bound can change, and the opponent's after
+    /// a capture: nothing else touches the other side's units or castling rights.
+    pub(crate) fn child(&self, node: &Node, m: Move, rem: u32) -> Option<Node> {
         let mover = node.pos.turn();
         let mut pos = node.pos.clone();
         pos.play_unchecked(m);
-        let mut lb = node.lb;
-        let cr = pos.castles().castling_rights();
-        lb[ci(mover)] = self.tables.side_bound(pos.board(), cr, mover);
-        if m.is_capture() {
-            lb[ci(!mover)] = self.tables.side_bound(pos.board(), cr, !mover);
+        if !self.castling_ok(&pos) {
+            return None;
         }
-        Node { pos, lb }
+        let mut lb = node.lb;
+        lb[ci(mover)] = self.bound(&pos, mover, rem)?;
+        if m.is_capture() {
+            lb[ci(!mover)] = self.bound(&pos, !mover, rem)?;
+        }
+        Some(Node { pos, lb })
     }
 
     /// Whether `pos` is the target (placement, side to move, castling, e.p.).
@@ -210,10 +217,9 @@ impl<'a> Searcher<'a> {
             return total;
         }
         for m in node.pos.legal_moves() {
-            let child = self.child(node, m);
-            if !self.viable(&child, rem - 1) {
+            let Some(child) = self.child(node, m, rem - 1) else {
                 continue;
-            }
+            };
             total = total.saturating_add(self.count(&child, rem - 1));
             if self.aborted {
                 return total;
@@ -254,10 +260,9 @@ impl<'a> Searcher<'a> {
             return;
         }
         for m in node.pos.legal_moves() {
-            let child = self.child(node, m);
-            if !self.viable(&child, rem - 1) {
+            let Some(child) = self.child(node, m, rem - 1) else {
                 continue;
-            }
+            };
             if self.count(&child, rem - 1) == 0 {
                 continue;
             }
@@ -280,10 +285,9 @@ impl<'a> Searcher<'a> {
             return false;
         }
         for m in node.pos.legal_moves() {
-            let child = self.child(node, m);
-            if !self.viable(&child, rem - 1) {
+            let Some(child) = self.child(node, m, rem - 1) else {
                 continue;
-            }
+            };
             path.push(m);
             if self.find(&child, rem - 1, path) {
                 return true;
