@@ -171,19 +171,25 @@ impl Tables {
         (d, if d >= INF { INF } else { 0 })
     }
 
-    /// Lower bound of the moves `color` still needs at the placement `board` with
-    /// castling rights `castling` (rook squares), or `None` when the target is out
-    /// of reach with `left` moves of `color` and `opp_missing` captures by
-    /// `color` (the opponent units on the board now that the target lacks: every
-    /// capture removes exactly one of them, and nothing else does).
-    pub(crate) fn side_bound(
+    /// Whether the target has a unit of `color` and `role` on `sq`.
+    #[inline]
+    fn in_place(&self, color: Color, role: Role, sq: Square) -> bool {
+        self.board.by_piece(Piece { color, role }).contains(sq)
+    }
+
+    /// Solves the matching of `color` at the placement `board` with castling
+    /// rights `castling` (rook squares) from scratch. `None` when the target is out
+    /// of reach with `left` moves of `color` and `opp_missing` captures by `color`
+    /// (the opponent units on the board now that the target lacks: every capture
+    /// removes exactly one of them, and nothing else does).
+    pub(crate) fn assign(
         &self,
         board: &Board,
         castling: Bitboard,
         color: Color,
         left: i32,
         opp_missing: i32,
-    ) -> Option<i32> {
+    ) -> Option<Assign> {
         if opp_missing < 0 || opp_missing > left {
             return None;
         }
@@ -197,44 +203,44 @@ impl Tables {
             let p = Piece { color, role };
             in_place |= board.by_piece(p) & self.board.by_piece(p);
         }
-        let mut targets: [usize; 16] = [0; 16];
-        let mut n = 0;
+        let mut st = Assign::EMPTY;
         for (k, u) in self.units[c].iter().enumerate() {
             if !in_place.contains(u.sq) {
-                if n == 16 {
+                if st.n == 16 {
                     return None;
                 }
-                targets[n] = k;
-                n += 1;
+                st.row_target[st.n] = k as u8;
+                st.n += 1;
             }
         }
-        if n == 0 {
-            return Some(0);
-        }
-        let mut units: [(Role, Square); 16] = [(Role::Pawn, Square::A1); 16];
-        let mut m = 0;
         for sq in mine & !in_place {
-            if m == 16 {
+            if st.m == 16 {
                 return None;
             }
             let Some(role) = board.role_at(sq) else {
                 continue;
             };
-            units[m] = (role, sq);
-            m += 1;
+            st.col_sq[st.m] = sq;
+            st.col_role[st.m] = role;
+            st.col_of[sq.to_usize()] = st.m as u8;
+            st.m += 1;
         }
+        let (n, m) = (st.n, st.m);
         if n > m {
             return None;
+        }
+        if n == 0 {
+            return Some(st);
         }
         let mut mc = [[0i32; 17]; 17];
         let mut cc = [[0i32; 17]; 17];
         // Relaxation first: each target from its cheapest unit, shared or not.
         let mut relaxed = 0;
-        for (i, &k) in targets[..n].iter().enumerate() {
-            let t = &self.units[c][k];
+        for i in 0..n {
+            let t = &self.units[c][st.row_target[i] as usize];
             let mut row_min = INF;
-            for (j, &(urole, usq)) in units[..m].iter().enumerate() {
-                let (mv, cp) = self.cost(color, castling, urole, usq, t);
+            for j in 0..m {
+                let (mv, cp) = self.cost(color, castling, st.col_role[j], st.col_sq[j], t);
                 mc[i + 1][j + 1] = mv;
                 cc[i + 1][j + 1] = cp;
                 row_min = row_min.min(mv);
@@ -244,23 +250,187 @@ impl Tables {
                 return None;
             }
         }
-        let (moves, assignment) = hungarian(n, m, &mc);
-        if moves > left {
+        let h = hungarian(n, m, &mc);
+        if h.cost > left {
             return None;
         }
         // Captures: the optimal move assignment often needs few enough already;
         // otherwise minimise the captures on their own.
         let mut caps = 0;
         for j in 1..=m {
-            if assignment[j] != 0 {
-                caps += cc[assignment[j]][j];
+            let i = h.row_of_col[j];
+            st.row_of_col[j - 1] = i as u8;
+            st.v[j - 1] = h.v[j];
+            if i != 0 {
+                st.col_cost[j - 1] = mc[i][j];
+                st.col_caps[j - 1] = cc[i][j];
+                caps += cc[i][j];
             }
         }
-        if caps > opp_missing && hungarian(n, m, &cc).0 > opp_missing {
+        if caps > opp_missing && hungarian(n, m, &cc).cost > opp_missing {
             return None;
         }
-        Some(moves)
+        st.u[..n].copy_from_slice(&h.u[1..=n]);
+        st.primal = h.cost;
+        st.caps = caps;
+        st.dual = st.u[..n].iter().sum::<i32>() + st.v[..m].iter().sum::<i32>();
+        debug_assert!(st.dual <= st.primal);
+        Some(st)
     }
+
+    /// Updates `st` after the unit of `color` on `from` went to `to` as `role`
+    /// (its old role, or the promoted one). The castling rights must not have
+    /// changed. Only that unit's costs change, so the old dual solution stays
+    /// feasible once that unit's potential is lowered enough (a lower bound), and
+    /// the old assignment stays feasible with that unit's new cost (an upper bound).
+    pub(crate) fn update(
+        &self,
+        st: &Assign,
+        color: Color,
+        castling: Bitboard,
+        moved: (Role, Square, Role, Square),
+        left: i32,
+        opp_missing: i32,
+    ) -> Update {
+        let (old_role, from, role, to) = moved;
+        if opp_missing < 0 || opp_missing > left {
+            return Update::Prune;
+        }
+        if self.in_place(color, old_role, from) || self.in_place(color, role, to) {
+            return Update::Recompute;
+        }
+        let j = st.col_of[from.to_usize()] as usize;
+        if j >= st.m {
+            return Update::Recompute;
+        }
+        let c = ci(color);
+        let mut min_reduced = i32::MAX;
+        let mut assigned = (0, 0);
+        let i0 = st.row_of_col[j] as usize;
+        for i in 0..st.n {
+            let t = &self.units[c][st.row_target[i] as usize];
+            let (mv, cp) = self.cost(color, castling, role, to, t);
+            min_reduced = min_reduced.min(mv - st.u[i]);
+            if i + 1 == i0 {
+                assigned = (mv, cp);
+            }
+        }
+        let v = min_reduced.min(0);
+        let dual = st.dual - st.v[j] + v;
+        if dual > left {
+            return Update::Prune;
+        }
+        let mut next = st.clone();
+        next.v[j] = v;
+        next.dual = dual;
+        next.col_of[from.to_usize()] = NO_COL;
+        next.col_of[to.to_usize()] = j as u8;
+        next.col_sq[j] = to;
+        next.col_role[j] = role;
+        if i0 != 0 {
+            next.primal += assigned.0 - st.col_cost[j];
+            next.caps += assigned.1 - st.col_caps[j];
+            next.col_cost[j] = assigned.0;
+            next.col_caps[j] = assigned.1;
+        }
+        if next.primal > left || next.caps > opp_missing {
+            return Update::Recompute;
+        }
+        Update::Keep(next)
+    }
+
+    /// Updates `st` after its unit on `sq` was captured. The castling rights of
+    /// its side must not have changed.
+    pub(crate) fn remove(&self, st: &Assign, sq: Square, left: i32, opp_missing: i32) -> Update {
+        if opp_missing < 0 || opp_missing > left {
+            return Update::Prune;
+        }
+        let j = st.col_of[sq.to_usize()] as usize;
+        // In place (no column) or supplying a target: the matching must be redone.
+        if j >= st.m || st.row_of_col[j] != 0 {
+            return Update::Recompute;
+        }
+        // An unassigned column leaves: the assignment stays, the dual solution
+        // stays feasible for the remaining columns.
+        let mut next = st.clone();
+        next.dual -= st.v[j];
+        if next.dual > left || next.n > next.m - 1 {
+            return Update::Prune;
+        }
+        let last = next.m - 1;
+        next.col_of[sq.to_usize()] = NO_COL;
+        if j != last {
+            next.col_sq[j] = st.col_sq[last];
+            next.col_role[j] = st.col_role[last];
+            next.v[j] = st.v[last];
+            next.row_of_col[j] = st.row_of_col[last];
+            next.col_cost[j] = st.col_cost[last];
+            next.col_caps[j] = st.col_caps[last];
+            next.col_of[st.col_sq[last].to_usize()] = j as u8;
+        }
+        next.m = last;
+        Update::Keep(next)
+    }
+}
+
+/// Marks a square without a column in [`Assign::col_of`].
+const NO_COL: u8 = u8::MAX;
+
+/// One side's matching at a node: the units not yet in place (columns) against
+/// the target units not yet supplied (rows), with a feasible assignment (its cost
+/// is an upper bound of the optimum) and a feasible dual solution (its value is a
+/// lower bound: the moves this side still needs at least).
+#[derive(Clone)]
+pub(crate) struct Assign {
+    n: usize,
+    m: usize,
+    row_target: [u8; 16],
+    col_sq: [Square; 16],
+    col_role: [Role; 16],
+    col_of: [u8; 64],
+    u: [i32; 16],
+    v: [i32; 16],
+    /// Row (1-based) assigned to each column, 0 for none.
+    row_of_col: [u8; 16],
+    col_cost: [i32; 16],
+    col_caps: [i32; 16],
+    primal: i32,
+    caps: i32,
+    dual: i32,
+}
+
+impl Assign {
+    const EMPTY: Assign = Assign {
+        n: 0,
+        m: 0,
+        row_target: [0; 16],
+        col_sq: [Square::A1; 16],
+        col_role: [Role::Pawn; 16],
+        col_of: [NO_COL; 64],
+        u: [0; 16],
+        v: [0; 16],
+        row_of_col: [0; 16],
+        col_cost: [0; 16],
+        col_caps: [0; 16],
+        primal: 0,
+        caps: 0,
+        dual: 0,
+    };
+
+    /// Lower bound of the moves this side still needs.
+    pub(crate) fn lower_bound(&self) -> i32 {
+        self.dual
+    }
+}
+
+/// Outcome of an incremental update.
+pub(crate) enum Update {
+    /// The target is out of reach.
+    Prune,
+    /// Still within reach; the updated state.
+    Keep(Assign),
+    /// Undecided by the cheap bounds: solve from scratch.
+    Recompute,
 }
 
 /// Shortest routes of a `role` piece between `sq` and every square, on the board
@@ -417,11 +587,22 @@ pub(crate) fn frozen_units(board: &Board) -> Bitboard {
     }
 }
 
+/// Result of [`hungarian`] (1-indexed like its input).
+struct Hungarian {
+    /// Total cost, `>= INF` when every assignment uses an impossible pair.
+    cost: i32,
+    /// Row of each column, 0 for none.
+    row_of_col: [usize; 17],
+    /// Row potentials.
+    u: [i32; 17],
+    /// Column potentials (never positive; zero on unassigned columns).
+    v: [i32; 17],
+}
+
 /// Minimum-cost assignment of `n` rows to distinct columns among `m >= n`
-/// (Hungarian method with potentials). `a` is 1-indexed. Returns the total cost,
-/// `>= INF` when every assignment uses an impossible pair, and for each column
-/// its row (0: none).
-fn hungarian(n: usize, m: usize, a: &[[i32; 17]; 17]) -> (i32, [usize; 17]) {
+/// (Hungarian method with potentials; `u[i] + v[j] <= a[i][j]` throughout, so
+/// the potentials are a feasible dual solution). `a` is 1-indexed.
+fn hungarian(n: usize, m: usize, a: &[[i32; 17]; 17]) -> Hungarian {
     const BIG: i32 = i32::MAX / 4;
     let mut u = [0i32; 17];
     let mut v = [0i32; 17];
@@ -472,13 +653,18 @@ fn hungarian(n: usize, m: usize, a: &[[i32; 17]; 17]) -> (i32, [usize; 17]) {
             }
         }
     }
-    let mut total = 0;
+    let mut cost = 0;
     for j in 1..=m {
         if p[j] != 0 {
-            total += a[p[j]][j];
+            cost += a[p[j]][j];
         }
     }
-    (total, p)
+    Hungarian {
+        cost,
+        row_of_col: p,
+        u,
+        v,
+    }
 }
 
 #[cfg(test)]
@@ -495,11 +681,19 @@ mod tests {
         a[2][1] = 2;
         a[2][2] = 0;
         a[2][3] = 5;
-        assert_eq!(hungarian(2, 3, &a).0, 3);
+        let h = hungarian(2, 3, &a);
+        assert_eq!(h.cost, 3);
+        let dual: i32 = h.u[1..=2].iter().sum::<i32>() + h.v[1..=3].iter().sum::<i32>();
+        assert_eq!(dual, 3);
+        for i in 1..=2 {
+            for j in 1..=3 {
+                assert!(h.u[i] + h.v[j] <= a[i][j]);
+            }
+        }
         a[2][2] = INF;
         a[2][1] = INF;
         a[2][3] = INF;
-        assert!(hungarian(2, 3, &a).0 >= INF);
+        assert!(hungarian(2, 3, &a).cost >= INF);
     }
 
     #[test]

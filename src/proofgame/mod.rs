@@ -231,7 +231,9 @@ pub fn proof_games(target: &Target, plies: u32, budget: &Budget, limit: usize) -
 pub fn find_proof_game(target: &Target, max_plies: u32, budget: &Budget) -> Option<Vec<Move>> {
     let tables = Tables::new(&target.board)?;
     let mut nodes = 0u64;
-    let first = if target.turn == Color::White { 0 } else { 1 };
+    let parity = if target.turn == Color::White { 0 } else { 1 };
+    let lowest = Searcher::new(&tables, target, budget).min_plies(max_plies)?;
+    let first = lowest + (lowest + parity) % 2;
     for plies in (first..=max_plies).step_by(2) {
         let left = Budget {
             max_nodes: budget.max_nodes.saturating_sub(nodes),

@@ -6,11 +6,13 @@ use std::{
     time::Instant,
 };
 
-use shakmaty::{Chess, Color, EnPassantMode, Move, Position, zobrist::Zobrist64};
+use shakmaty::{
+    Bitboard, Chess, Color, EnPassantMode, Move, Position, Role, Square, zobrist::Zobrist64,
+};
 
 use super::{
     Budget, Target,
-    bound::{Tables, ci},
+    bound::{Assign, Tables, Update, ci},
 };
 
 /// Hasher for keys that already are uniformly distributed Zobrist values.
@@ -59,12 +61,25 @@ pub(crate) struct Searcher<'a> {
     tt_only: bool,
 }
 
-/// A position reached by the search with both sides' lower bounds of the moves
-/// they still need.
+/// The square of the unit `m` captures, if any.
+fn captured_square(m: Move) -> Option<Square> {
+    match m {
+        Move::Normal {
+            capture: Some(_),
+            to,
+            ..
+        } => Some(to),
+        Move::EnPassant { from, to } => Some(Square::from_coords(to.file(), from.rank())),
+        _ => None,
+    }
+}
+
+/// A position reached by the search with both sides' matchings (see
+/// [`Assign`]).
 #[derive(Clone)]
 pub(crate) struct Node {
     pub pos: Chess,
-    pub lb: [i32; 2],
+    pub st: [Assign; 2],
 }
 
 /// Moves `color` has left when `rem` plies remain and `turn` is to move.
@@ -92,17 +107,24 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// The bound of `color` at `pos` with `rem` plies left, `None` if the target
-    /// is out of reach for that side.
-    fn bound(&self, pos: &Chess, color: Color, rem: u32) -> Option<i32> {
-        let board = pos.board();
+    /// Moves `color` has left and captures it still makes, at `pos` with `rem`
+    /// plies left.
+    fn budget_of(&self, pos: &Chess, color: Color, rem: u32) -> (i32, i32) {
         let opp = !color;
-        let opp_missing = board.by_color(opp).count() as i32 - self.tables.counts[ci(opp)] as i32;
-        self.tables.side_bound(
-            board,
+        let opp_missing =
+            pos.board().by_color(opp).count() as i32 - self.tables.counts[ci(opp)] as i32;
+        (moves_left(color, pos.turn(), rem), opp_missing)
+    }
+
+    /// The matching of `color` at `pos` from scratch, `None` if the target is out
+    /// of reach for that side.
+    fn assign(&self, pos: &Chess, color: Color, rem: u32) -> Option<Assign> {
+        let (left, opp_missing) = self.budget_of(pos, color, rem);
+        self.tables.assign(
+            pos.board(),
             pos.castles().castling_rights(),
             color,
-            moves_left(color, pos.turn(), rem),
+            left,
             opp_missing,
         )
     }
@@ -121,29 +143,96 @@ impl<'a> Searcher<'a> {
         if !self.castling_ok(&pos) {
             return None;
         }
-        let lb = [
-            self.bound(&pos, Color::White, rem)?,
-            self.bound(&pos, Color::Black, rem)?,
+        let st = [
+            self.assign(&pos, Color::White, rem)?,
+            self.assign(&pos, Color::Black, rem)?,
         ];
-        Some(Node { pos, lb })
+        Some(Node { pos, st })
+    }
+
+    /// Fewest plies a game reaching the target can have by the bounds, given that
+    /// it has at most `max_plies` (`None` if none is within reach).
+    pub(crate) fn min_plies(&self, max_plies: u32) -> Option<u32> {
+        let root = self.root(max_plies)?;
+        let white = root.st[ci(Color::White)].lower_bound().max(0) as u32;
+        let black = root.st[ci(Color::Black)].lower_bound().max(0) as u32;
+        // White makes ceil(plies / 2) moves, Black floor(plies / 2).
+        Some((2 * white).saturating_sub(1).max(2 * black))
     }
 
     /// Plays `m` (leaving `rem` plies) and returns the new node unless a necessary
-    /// condition fails. Only the mover's bound can change, and the opponent's after
-    /// a capture: nothing else touches the other side's units or castling rights.
+    /// condition fails. Only the mover's matching can change, and the opponent's
+    /// after a capture: nothing else touches the other side's units, castling
+    /// rights, moves left or captures to make.
     pub(crate) fn child(&self, node: &Node, m: Move, rem: u32) -> Option<Node> {
         let mover = node.pos.turn();
+        let opp = !mover;
         let mut pos = node.pos.clone();
         pos.play_unchecked(m);
         if !self.castling_ok(&pos) {
             return None;
         }
-        let mut lb = node.lb;
-        lb[ci(mover)] = self.bound(&pos, mover, rem)?;
-        if m.is_capture() {
-            lb[ci(!mover)] = self.bound(&pos, !mover, rem)?;
-        }
-        Some(Node { pos, lb })
+        let rights_before = node.pos.castles().castling_rights();
+        let rights = pos.castles().castling_rights();
+        let rank_of = |c: Color| Bitboard::from_rank(c.backrank());
+        let mover_rights_kept = (rights_before ^ rights).is_disjoint(rank_of(mover));
+        let opp_rights_kept = (rights_before ^ rights).is_disjoint(rank_of(opp));
+
+        // The mover.
+        let (left, opp_missing) = self.budget_of(&pos, mover, rem);
+        let moved = match m {
+            Move::Normal {
+                role,
+                from,
+                to,
+                promotion,
+                ..
+            } => Some((role, from, promotion.unwrap_or(role), to)),
+            Move::EnPassant { from, to } => Some((Role::Pawn, from, Role::Pawn, to)),
+            Move::Castle { .. } | Move::Put { .. } => None,
+        };
+        let update = match moved {
+            Some(mv) if mover_rights_kept => {
+                self.tables
+                    .update(&node.st[ci(mover)], mover, rights, mv, left, opp_missing)
+            }
+            _ => Update::Recompute,
+        };
+        let mover_st = match update {
+            Update::Prune => return None,
+            Update::Keep(st) => st,
+            Update::Recompute => {
+                self.tables
+                    .assign(pos.board(), rights, mover, left, opp_missing)?
+            }
+        };
+
+        // The opponent, after a capture.
+        let opp_st = if let Some(captured) = captured_square(m) {
+            let (left, opp_missing) = self.budget_of(&pos, opp, rem);
+            let update = if opp_rights_kept {
+                self.tables
+                    .remove(&node.st[ci(opp)], captured, left, opp_missing)
+            } else {
+                Update::Recompute
+            };
+            match update {
+                Update::Prune => return None,
+                Update::Keep(st) => st,
+                Update::Recompute => {
+                    self.tables
+                        .assign(pos.board(), rights, opp, left, opp_missing)?
+                }
+            }
+        } else {
+            node.st[ci(opp)].clone()
+        };
+        let st = if mover == Color::White {
+            [mover_st, opp_st]
+        } else {
+            [opp_st, mover_st]
+        };
+        Some(Node { pos, st })
     }
 
     /// Whether `pos` is the target (placement, side to move, castling, e.p.).
