@@ -16,6 +16,7 @@
 //! counts are exact whenever the search completes within its [`Budget`].
 
 mod bound;
+mod matching;
 mod search;
 
 use std::{fmt, time::Instant};

@@ -7,12 +7,13 @@ use std::{
 };
 
 use shakmaty::{
-    Bitboard, Chess, Color, EnPassantMode, Move, Position, Role, Square, zobrist::Zobrist64,
+    Bitboard, CastlingSide, Chess, Color, EnPassantMode, Move, Piece, Position, Role, Square,
+    zobrist::Zobrist64,
 };
 
 use super::{
     Budget, Target,
-    bound::{Assign, Tables, Update, ci},
+    bound::{Assign, Tables, ci},
 };
 
 /// Hasher for keys that already are uniformly distributed Zobrist values.
@@ -59,6 +60,34 @@ pub(crate) struct Searcher<'a> {
     pub aborted: bool,
     /// Answer only from the table (used after an aborted count).
     tt_only: bool,
+}
+
+/// Up to four unit changes `(from, to, role)` of one move, without allocating.
+struct Changes {
+    items: [(Square, Square, Role); 4],
+    len: usize,
+}
+
+impl Default for Changes {
+    fn default() -> Self {
+        Changes {
+            items: [(Square::A1, Square::A1, Role::Pawn); 4],
+            len: 0,
+        }
+    }
+}
+
+impl Changes {
+    fn push(&mut self, change: (Square, Square, Role)) {
+        if self.len < self.items.len() {
+            self.items[self.len] = change;
+            self.len += 1;
+        }
+    }
+
+    fn as_slice(&self) -> &[(Square, Square, Role)] {
+        &self.items[..self.len]
+    }
 }
 
 /// The square of the unit `m` captures, if any.
@@ -174,56 +203,81 @@ impl<'a> Searcher<'a> {
         }
         let rights_before = node.pos.castles().castling_rights();
         let rights = pos.castles().castling_rights();
-        let rank_of = |c: Color| Bitboard::from_rank(c.backrank());
-        let mover_rights_kept = (rights_before ^ rights).is_disjoint(rank_of(mover));
-        let opp_rights_kept = (rights_before ^ rights).is_disjoint(rank_of(opp));
+        let lost = rights_before & !rights;
+        let board = pos.board();
 
-        // The mover.
-        let (left, opp_missing) = self.budget_of(&pos, mover, rem);
-        let moved = match m {
+        // The mover: the units that moved, then the castling partners whose costs
+        // changed with a lost right (the king, and rooks that stayed).
+        let mut changes = Changes::default();
+        match m {
             Move::Normal {
-                role,
                 from,
                 to,
+                role,
                 promotion,
                 ..
-            } => Some((role, from, promotion.unwrap_or(role), to)),
-            Move::EnPassant { from, to } => Some((Role::Pawn, from, Role::Pawn, to)),
-            Move::Castle { .. } | Move::Put { .. } => None,
-        };
-        let update = match moved {
-            Some(mv) if mover_rights_kept => {
-                self.tables
-                    .update(&node.st[ci(mover)], mover, rights, mv, left, opp_missing)
+            } => changes.push((from, to, promotion.unwrap_or(role))),
+            Move::EnPassant { from, to } => changes.push((from, to, Role::Pawn)),
+            Move::Castle { king, rook } => {
+                let side = if rook.file() > king.file() {
+                    CastlingSide::KingSide
+                } else {
+                    CastlingSide::QueenSide
+                };
+                changes.push((king, side.king_to(mover), Role::King));
+                changes.push((rook, side.rook_to(mover), Role::Rook));
             }
-            _ => Update::Recompute,
-        };
-        let mover_st = match update {
-            Update::Prune => return None,
-            Update::Keep(st) => st,
-            Update::Recompute => {
-                self.tables
-                    .assign(pos.board(), rights, mover, left, opp_missing)?
-            }
-        };
-
-        // The opponent, after a capture.
-        let opp_st = if let Some(captured) = captured_square(m) {
-            let (left, opp_missing) = self.budget_of(&pos, opp, rem);
-            let update = if opp_rights_kept {
-                self.tables
-                    .remove(&node.st[ci(opp)], captured, left, opp_missing)
-            } else {
-                Update::Recompute
-            };
-            match update {
-                Update::Prune => return None,
-                Update::Keep(st) => st,
-                Update::Recompute => {
-                    self.tables
-                        .assign(pos.board(), rights, opp, left, opp_missing)?
+            Move::Put { .. } => return None,
+        }
+        let mover_lost = lost & Bitboard::from_rank(mover.backrank());
+        if mover_lost.any() {
+            for r in mover_lost {
+                if board
+                    .by_piece(Piece {
+                        color: mover,
+                        role: Role::Rook,
+                    })
+                    .contains(r)
+                    && changes.as_slice().iter().all(|c| c.1 != r)
+                {
+                    changes.push((r, r, Role::Rook));
                 }
             }
+            if let Some(k) = board.king_of(mover)
+                && changes.as_slice().iter().all(|c| c.1 != k)
+            {
+                changes.push((k, k, Role::King));
+            }
+        }
+        let (left, opp_missing) = self.budget_of(&pos, mover, rem);
+        let mover_st = self.tables.update(
+            &node.st[ci(mover)],
+            mover,
+            rights,
+            changes.as_slice(),
+            left,
+            opp_missing,
+        )?;
+
+        // The opponent, after a capture (which may have taken a castling right:
+        // then its king's costs change).
+        let opp_st = if let Some(captured) = captured_square(m) {
+            let (left, opp_missing) = self.budget_of(&pos, opp, rem);
+            let mut refresh = Changes::default();
+            if (lost & Bitboard::from_rank(opp.backrank())).any()
+                && let Some(k) = board.king_of(opp)
+            {
+                refresh.push((k, k, Role::King));
+            }
+            self.tables.remove(
+                &node.st[ci(opp)],
+                captured,
+                opp,
+                rights,
+                refresh.as_slice(),
+                left,
+                opp_missing,
+            )?
         } else {
             node.st[ci(opp)].clone()
         };
