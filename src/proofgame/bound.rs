@@ -52,6 +52,19 @@ pub(crate) struct Tables {
     units: [Vec<TargetUnit>; 2],
     /// Number of units of each side in the target.
     pub counts: [u32; 2],
+    /// For each side, `role * 64 + square`: the moves a unit there needs to become
+    /// each target unit of its side (in `units` order; later entries, the spare
+    /// rows, are 0), ignoring castling.
+    columns: [Vec<[u8; MAX]>; 2],
+    /// For each side and square: the captures a pawn there needs for each target
+    /// unit.
+    pawn_caps: [Vec<[u8; MAX]>; 2],
+}
+
+/// Index of a role in [`Tables::columns`].
+#[inline]
+fn role_index(role: Role) -> usize {
+    role as usize - 1
 }
 
 impl Tables {
@@ -60,7 +73,7 @@ impl Tables {
     pub(crate) fn new(board: &Board) -> Option<Tables> {
         for color in Color::ALL {
             let side = board.by_color(color);
-            if side.count() > 16
+            if side.count() > MAX
                 || (side & board.kings()).count() != 1
                 || (side & board.pawns()).count() > 8
             {
@@ -118,7 +131,31 @@ impl Tables {
             units[c].push(u);
         }
         let counts = [units[0].len() as u32, units[1].len() as u32];
-        Some(Tables { units, counts })
+        let mut t = Tables {
+            units,
+            counts,
+            columns: [vec![[0; MAX]; 6 * 64], vec![[0; MAX]; 6 * 64]],
+            pawn_caps: [vec![[0; MAX]; 64], vec![[0; MAX]; 64]],
+        };
+        for color in Color::ALL {
+            let c = ci(color);
+            for role in Role::ALL {
+                for sq in Square::ALL {
+                    let mut col = [0u8; MAX];
+                    let mut caps = [0u8; MAX];
+                    for (i, u) in t.units[c].iter().enumerate() {
+                        let (mv, cp) = t.cost(color, Bitboard::EMPTY, role, sq, u);
+                        col[i] = to_entry(mv);
+                        caps[i] = to_entry(cp);
+                    }
+                    t.columns[c][role_index(role) * 64 + sq.to_usize()] = col;
+                    if role == Role::Pawn {
+                        t.pawn_caps[c][sq.to_usize()] = caps;
+                    }
+                }
+            }
+        }
+        Some(t)
     }
 
     /// Cost (moves, captures) for the current unit `(urole, usq)` of `color` to
@@ -162,28 +199,24 @@ impl Tables {
         (d, if d >= INF { INF } else { 0 })
     }
 
-    /// The costs of the unit `(role, sq)` of `color` against every row of `st`
-    /// (target units, then spare rows at cost 0).
-    fn column(
-        &self,
-        st: &Assign,
-        color: Color,
-        castling: Bitboard,
-        role: Role,
-        sq: Square,
-    ) -> ([u8; MAX], [u8; MAX]) {
+    /// The moves the unit `(role, sq)` of `color` needs for each row (target units,
+    /// then spare rows at cost 0), with the castling rights `castling`.
+    #[inline]
+    fn column(&self, color: Color, castling: Bitboard, role: Role, sq: Square) -> [u8; MAX] {
         let c = ci(color);
-        let mut mv = [0u8; MAX];
-        let mut cp = [0u8; MAX];
-        for i in 0..st.moves.size() {
-            let k = st.row_target[i];
-            if k != SPARE {
-                let (x, y) = self.cost(color, castling, role, sq, &self.units[c][usize::from(k)]);
-                mv[i] = to_entry(x);
-                cp[i] = to_entry(y);
-            }
+        let castling_matters = match role {
+            Role::King => (castling & Bitboard::from_rank(color.backrank())).any(),
+            Role::Rook => castling.contains(sq),
+            _ => false,
+        };
+        if !castling_matters {
+            return self.columns[c][role_index(role) * 64 + sq.to_usize()];
         }
-        (mv, cp)
+        let mut col = [0u8; MAX];
+        for (i, u) in self.units[c].iter().enumerate() {
+            col[i] = to_entry(self.cost(color, castling, role, sq, u).0);
+        }
+        col
     }
 
     /// Solves the matching of `color` at the placement `board` with castling
@@ -205,32 +238,27 @@ impl Tables {
         let c = ci(color);
         let mine = board.by_color(color);
         let m = mine.count();
-        let n = self.units[c].len();
-        if m > MAX || n > m {
+        if m > MAX || self.units[c].len() > m {
             return None;
         }
         let mut st = Assign {
             moves: Matching::new(m),
-            caps: [[0; MAX]; MAX],
-            row_target: [SPARE; MAX],
             col_sq: [Square::A1; MAX],
+            col_role: [Role::Pawn; MAX],
             col_of: [NO_COL; 64],
         };
-        for k in 0..n {
-            st.row_target[k] = k as u8;
-        }
         for (j, sq) in mine.into_iter().enumerate() {
             let role = board.role_at(sq)?;
             st.col_sq[j] = sq;
+            st.col_role[j] = role;
             st.col_of[sq.to_usize()] = j as u8;
-            let (mv, cp) = self.column(&st, color, castling, role, sq);
-            for i in 0..m {
-                st.moves.set(i, j, mv[i]);
-                st.caps[i][j] = cp[i];
+            let col = self.column(color, castling, role, sq);
+            for (i, &x) in col.iter().enumerate().take(m) {
+                st.moves.set(i, j, x);
             }
         }
         st.moves.solve();
-        st.check(left, opp_missing).then_some(st)
+        self.check(&st, color, left, opp_missing).then_some(st)
     }
 
     /// Updates `st` after units of `color` moved: each change `(from, to, role)`
@@ -250,27 +278,30 @@ impl Tables {
         if opp_missing < 0 || opp_missing > left {
             return None;
         }
+        if let &[(from, to, role)] = changes {
+            // The common single change: refute cheaply before copying anything.
+            let j = usize::from(st.col_of[from.to_usize()]);
+            if j >= st.moves.size() {
+                return None;
+            }
+            let col = self.column(color, castling, role, to);
+            if st.moves.column_bound(j, &col) > left {
+                return None;
+            }
+            let mut next = st.clone();
+            next.set_column(j, from, to, role, &col);
+            return self.check(&next, color, left, opp_missing).then_some(next);
+        }
         let mut next = st.clone();
-        for (k, &(from, to, role)) in changes.iter().enumerate() {
+        for &(from, to, role) in changes {
             let j = usize::from(next.col_of[from.to_usize()]);
             if j >= next.moves.size() {
                 return None;
             }
-            let (mv, cp) = self.column(&next, color, castling, role, to);
-            // Cheap refutation for the common single change: the old potentials,
-            // made feasible again, bound the new optimum from below.
-            if changes.len() == 1 && k == 0 && st.moves.column_bound(j, &mv) > left {
-                return None;
-            }
-            next.moves.replace_column(j, &mv);
-            for (i, &c) in cp.iter().enumerate().take(next.moves.size()) {
-                next.caps[i][j] = c;
-            }
-            next.col_of[from.to_usize()] = NO_COL;
-            next.col_of[to.to_usize()] = j as u8;
-            next.col_sq[j] = to;
+            let col = self.column(color, castling, role, to);
+            next.set_column(j, from, to, role, &col);
         }
-        next.check(left, opp_missing).then_some(next)
+        self.check(&next, color, left, opp_missing).then_some(next)
     }
 
     /// Updates `st` after its unit on `sq` was captured, then applies `refresh`
@@ -291,59 +322,87 @@ impl Tables {
             return None;
         }
         let m = st.moves.size();
+        let n = self.units[ci(color)].len();
         let c = usize::from(st.col_of[sq.to_usize()]);
-        if c >= m {
+        if c >= m || m == n {
+            // Not a unit of this side, or no spare unit: a target unit loses its
+            // only possible supplier.
             return None;
         }
-        // One spare row goes with the unit: the one it was matched to if spare.
+        // One spare row goes with the unit (spare rows are the last ones and all
+        // alike): the one it was matched to if spare, else the last.
         let own = st.moves.row_of(c);
-        let r = if st.row_target[own] == SPARE {
-            own
-        } else {
-            (0..m).find(|&i| st.row_target[i] == SPARE)?
-        };
+        let r = if own >= n { own } else { m - 1 };
         let mut next = st.clone();
         next.moves.remove(r, c);
         let last = m - 1;
         next.col_of[sq.to_usize()] = NO_COL;
         if c != last {
             next.col_sq[c] = st.col_sq[last];
+            next.col_role[c] = st.col_role[last];
             next.col_of[st.col_sq[last].to_usize()] = c as u8;
-            for i in 0..m {
-                next.caps[i][c] = st.caps[i][last];
-            }
         }
-        if r != last {
-            next.row_target[r] = st.row_target[last];
-            next.caps[r] = next.caps[last];
-        }
-        next.row_target[last] = SPARE;
         if refresh.is_empty() {
-            next.check(left, opp_missing).then_some(next)
+            self.check(&next, color, left, opp_missing).then_some(next)
         } else {
             self.update(&next, color, castling, refresh, left, opp_missing)
         }
+    }
+
+    /// Whether the moves and captures fit: the optimum within `left`, and the
+    /// captures within `opp_missing` (those of the optimal move assignment, or
+    /// failing that the fewest of any assignment).
+    fn check(&self, st: &Assign, color: Color, left: i32, opp_missing: i32) -> bool {
+        if st.moves.value() > left {
+            return false;
+        }
+        let c = ci(color);
+        let n = self.units[c].len();
+        let m = st.moves.size();
+        let pawn_caps = |j: usize| &self.pawn_caps[c][st.col_sq[j].to_usize()];
+        let mut caps = 0;
+        for j in 0..m {
+            let i = st.moves.row_of(j);
+            if st.col_role[j] == Role::Pawn && i < n {
+                caps += i32::from(pawn_caps(j)[i]);
+            }
+        }
+        if caps <= opp_missing {
+            return true;
+        }
+        let mut fewest = Matching::new(m);
+        for j in 0..m {
+            for i in 0..m {
+                // Pairs impossible for moves are impossible for captures too; only
+                // pawns capture on their way to a target unit.
+                let x = if st.moves.get(i, j) == NONE {
+                    NONE
+                } else if st.col_role[j] == Role::Pawn && i < n {
+                    pawn_caps(j)[i]
+                } else {
+                    0
+                };
+                fewest.set(i, j, x);
+            }
+        }
+        fewest.solve();
+        fewest.value() <= opp_missing
     }
 }
 
 /// Marks a square without a column in [`Assign::col_of`].
 const NO_COL: u8 = u8::MAX;
-/// Marks a spare row (a unit matched to it is captured later) in
-/// [`Assign::row_target`].
-const SPARE: u8 = u8::MAX;
 
-/// One side's matching at a node: its units (columns) against the target units
-/// plus one spare row per unit too many (rows). The optimum is maintained
+/// One side's matching at a node: its units (columns) against the target units of
+/// that side (the first rows) plus one spare row per unit too many (a unit
+/// matched to a spare row is captured later; cost 0). The optimum is maintained
 /// incrementally along the search; see [`Matching`].
 #[derive(Clone)]
 pub(crate) struct Assign {
     /// Moves each unit needs to become each target unit.
     moves: Matching,
-    /// Captures each pawn needs for it, `caps[row][col]`.
-    caps: [[u8; MAX]; MAX],
-    /// Target unit index of each row, or `SPARE`.
-    row_target: [u8; MAX],
     col_sq: [Square; MAX],
+    col_role: [Role; MAX],
     col_of: [u8; 64],
 }
 
@@ -353,34 +412,12 @@ impl Assign {
         self.moves.value()
     }
 
-    /// Whether the moves and captures fit: the optimum within `left`, and the
-    /// captures within `opp_missing` (those of the optimal move assignment, or
-    /// failing that the fewest of any assignment).
-    fn check(&self, left: i32, opp_missing: i32) -> bool {
-        if self.moves.value() > left {
-            return false;
-        }
-        let m = self.moves.size();
-        let caps: i32 = (0..m)
-            .map(|j| i32::from(self.caps[self.moves.row_of(j)][j]))
-            .sum();
-        if caps <= opp_missing {
-            return true;
-        }
-        let mut fewest = Matching::new(m);
-        for i in 0..m {
-            for j in 0..m {
-                // Pairs impossible for moves are impossible for captures too.
-                let c = if self.moves.get(i, j) == NONE {
-                    NONE
-                } else {
-                    self.caps[i][j]
-                };
-                fewest.set(i, j, c);
-            }
-        }
-        fewest.solve();
-        fewest.value() <= opp_missing
+    fn set_column(&mut self, j: usize, from: Square, to: Square, role: Role, col: &[u8; MAX]) {
+        self.moves.replace_column(j, col);
+        self.col_of[from.to_usize()] = NO_COL;
+        self.col_of[to.to_usize()] = j as u8;
+        self.col_sq[j] = to;
+        self.col_role[j] = role;
     }
 }
 

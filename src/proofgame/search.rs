@@ -1,6 +1,7 @@
 //! Depth-first search forward from the initial array with exact path counting.
 
 use std::{
+    borrow::Cow,
     collections::{HashMap, HashSet},
     hash::{BuildHasherDefault, Hasher},
     time::Instant,
@@ -105,10 +106,11 @@ fn captured_square(m: Move) -> Option<Square> {
 
 /// A position reached by the search with both sides' matchings (see
 /// [`Assign`]).
-#[derive(Clone)]
-pub(crate) struct Node {
+///
+/// A child shares the matching of the side that did not move with its parent.
+pub(crate) struct Node<'a> {
     pub pos: Chess,
-    pub st: [Assign; 2],
+    pub st: [Cow<'a, Assign>; 2],
 }
 
 /// Moves `color` has left when `rem` plies remain and `turn` is to move.
@@ -167,14 +169,14 @@ impl<'a> Searcher<'a> {
     }
 
     /// The initial array as a node, if the target is within reach in `rem` plies.
-    pub(crate) fn root(&self, rem: u32) -> Option<Node> {
+    pub(crate) fn root(&self, rem: u32) -> Option<Node<'static>> {
         let pos = Chess::default();
         if !self.castling_ok(&pos) {
             return None;
         }
         let st = [
-            self.assign(&pos, Color::White, rem)?,
-            self.assign(&pos, Color::Black, rem)?,
+            Cow::Owned(self.assign(&pos, Color::White, rem)?),
+            Cow::Owned(self.assign(&pos, Color::Black, rem)?),
         ];
         Some(Node { pos, st })
     }
@@ -193,7 +195,7 @@ impl<'a> Searcher<'a> {
     /// condition fails. Only the mover's matching can change, and the opponent's
     /// after a capture: nothing else touches the other side's units, castling
     /// rights, moves left or captures to make.
-    pub(crate) fn child(&self, node: &Node, m: Move, rem: u32) -> Option<Node> {
+    pub(crate) fn child<'n>(&self, node: &'n Node<'_>, m: Move, rem: u32) -> Option<Node<'n>> {
         let mover = node.pos.turn();
         let opp = !mover;
         let mut pos = node.pos.clone();
@@ -250,14 +252,14 @@ impl<'a> Searcher<'a> {
             }
         }
         let (left, opp_missing) = self.budget_of(&pos, mover, rem);
-        let mover_st = self.tables.update(
+        let mover_st = Cow::Owned(self.tables.update(
             &node.st[ci(mover)],
             mover,
             rights,
             changes.as_slice(),
             left,
             opp_missing,
-        )?;
+        )?);
 
         // The opponent, after a capture (which may have taken a castling right:
         // then its king's costs change).
@@ -269,7 +271,7 @@ impl<'a> Searcher<'a> {
             {
                 refresh.push((k, k, Role::King));
             }
-            self.tables.remove(
+            Cow::Owned(self.tables.remove(
                 &node.st[ci(opp)],
                 captured,
                 opp,
@@ -277,9 +279,9 @@ impl<'a> Searcher<'a> {
                 refresh.as_slice(),
                 left,
                 opp_missing,
-            )?
+            )?)
         } else {
-            node.st[ci(opp)].clone()
+            Cow::Borrowed(&*node.st[ci(opp)])
         };
         let st = if mover == Color::White {
             [mover_st, opp_st]
