@@ -91,13 +91,9 @@ impl Matching {
     /// Returns the new value of `u.sum() + v.sum()` without changing anything.
     pub(crate) fn column_bound(&self, j: usize, col: &[u8; MAX]) -> i32 {
         let mut v = i32::MAX;
-        for i in 0..self.m {
-            let c = if col[i] == NONE {
-                INF
-            } else {
-                i32::from(col[i])
-            };
-            v = v.min(c - self.u[i + 1]);
+        for (&x, &u) in col.iter().zip(&self.u[1..=self.m]) {
+            let c = if x == NONE { INF } else { i32::from(x) };
+            v = v.min(c - u);
         }
         self.value() - self.v[j + 1] + v
     }

@@ -201,7 +201,7 @@ pub fn proof_games(target: &Target, plies: u32, budget: &Budget, limit: usize) -
     let Some(tables) = Tables::new(&target.board) else {
         return result;
     };
-    let parity_turn = if plies % 2 == 0 {
+    let parity_turn = if plies.is_multiple_of(2) {
         Color::White
     } else {
         Color::Black
@@ -459,7 +459,7 @@ mod tests {
         let games = brute_force(depth, with_castling);
         let mut keys: Vec<_> = games.keys().cloned().collect();
         keys.sort_by_key(|(b, _)| format!("{b}"));
-        let turn = if depth % 2 == 0 {
+        let turn = if depth.is_multiple_of(2) {
             Color::White
         } else {
             Color::Black

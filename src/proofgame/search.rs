@@ -324,7 +324,7 @@ impl<'a> Searcher<'a> {
             self.aborted = true;
             return false;
         }
-        if self.nodes % CLOCK_INTERVAL == 0
+        if self.nodes.is_multiple_of(CLOCK_INTERVAL)
             && let Some(d) = self.deadline
             && Instant::now() >= d
         {
