@@ -3,7 +3,7 @@
 //! certificate, replayable by anyone).
 //!
 //! The search runs forward from the initial array. It is guided by a static
-//! analysis of the target ([`bound`]): units proven never to move, each unit's
+//! analysis of the target: units proven never to move, each unit's
 //! shortest route to a target square (pawn routes with their captures, promotions,
 //! piece routes around the immovable units, castling), and the captures the pawn
 //! structure still demands. At every node a lower bound of the moves each side still
