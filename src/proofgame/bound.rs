@@ -261,6 +261,31 @@ impl Tables {
         self.check(&st, color, left, opp_missing).then_some(st)
     }
 
+    /// Cheap test before a move is even played: whether moving the unit of `color`
+    /// on `from` to `to` as `role`, with the castling rights `castling` of `color`
+    /// unchanged, certainly puts the target out of reach (`left` moves and
+    /// `opp_missing` captures after the move).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn refutes(
+        &self,
+        st: &Assign,
+        color: Color,
+        castling: Bitboard,
+        (from, to, role): (Square, Square, Role),
+        left: i32,
+        opp_missing: i32,
+    ) -> bool {
+        if opp_missing < 0 || opp_missing > left {
+            return true;
+        }
+        let j = usize::from(st.col_of[from.to_usize()]);
+        if j >= st.moves.size() {
+            return false;
+        }
+        let col = self.column(color, castling, role, to);
+        st.moves.column_bound(j, &col) > left
+    }
+
     /// Updates `st` after units of `color` moved: each change `(from, to, role)`
     /// takes the unit on `from` to `to` as `role` (its old role, or the promoted
     /// one; `from == to` only refreshes its costs, e.g. after castling rights were

@@ -198,6 +198,9 @@ impl<'a> Searcher<'a> {
     pub(crate) fn child<'n>(&self, node: &'n Node<'_>, m: Move, rem: u32) -> Option<Node<'n>> {
         let mover = node.pos.turn();
         let opp = !mover;
+        if self.refuted_before_playing(node, m, rem) {
+            return None;
+        }
         let mut pos = node.pos.clone();
         pos.play_unchecked(m);
         if !self.castling_ok(&pos) {
@@ -289,6 +292,43 @@ impl<'a> Searcher<'a> {
             [opp_st, mover_st]
         };
         Some(Node { pos, st })
+    }
+
+    /// The cheap refutation of [`Tables::refutes`] for a move of one unit that
+    /// keeps the mover's castling rights, before the move is played (`rem` plies
+    /// left after it).
+    fn refuted_before_playing(&self, node: &Node<'_>, m: Move, rem: u32) -> bool {
+        let mover = node.pos.turn();
+        let rights = node.pos.castles().castling_rights();
+        let own_rights = rights & Bitboard::from_rank(mover.backrank());
+        let (from, to, role, captures) = match m {
+            Move::Normal {
+                role,
+                from,
+                capture,
+                to,
+                promotion,
+            } => (from, to, promotion.unwrap_or(role), capture.is_some()),
+            Move::EnPassant { from, to } => (from, to, Role::Pawn, true),
+            Move::Castle { .. } | Move::Put { .. } => return false,
+        };
+        if (m.role() == Role::King && own_rights.any()) || own_rights.contains(from) {
+            return false;
+        }
+        let opp = !mover;
+        let opp_missing = node.pos.board().by_color(opp).count() as i32
+            - self.tables.counts[ci(opp)] as i32
+            - i32::from(captures);
+        // After the move the opponent is to move: the mover has rem / 2 moves left.
+        let left = moves_left(mover, opp, rem);
+        self.tables.refutes(
+            &node.st[ci(mover)],
+            mover,
+            rights,
+            (from, to, role),
+            left,
+            opp_missing,
+        )
     }
 
     /// Whether `pos` is the target (placement, side to move, castling, e.p.).
