@@ -24,6 +24,14 @@ pub(crate) struct Matching {
     v: [i32; MAX + 1],
     /// Row matched to each column (index 0 is scratch space).
     p: [u8; MAX + 1],
+    /// `u.sum() + v.sum()`, kept up to date by every operation.
+    value: i32,
+}
+
+/// An entry as a cost, without branches (so that loops vectorise).
+#[inline]
+fn entry_cost(c: u8) -> i32 {
+    i32::from(c) + i32::from(c == NONE) * (INF - i32::from(NONE))
 }
 
 impl Matching {
@@ -37,6 +45,7 @@ impl Matching {
             u: [0; MAX + 1],
             v: [0; MAX + 1],
             p: [0; MAX + 1],
+            value: 0,
         }
     }
 
@@ -47,8 +56,13 @@ impl Matching {
 
     #[inline]
     fn cost(&self, i: usize, j: usize) -> i32 {
-        let c = self.a[i][j];
-        if c == NONE { INF } else { i32::from(c) }
+        entry_cost(self.a[i][j])
+    }
+
+    /// Recomputes the cached dual value.
+    fn refresh_value(&mut self) {
+        self.value =
+            self.u[1..=self.m].iter().sum::<i32>() + self.v[1..=self.m].iter().sum::<i32>();
     }
 
     /// Sets the cost of (row `i`, column `j`), both 0-based.
@@ -72,7 +86,7 @@ impl Matching {
     /// Optimal cost (`>= INF` if every perfect matching uses an impossible pair).
     #[inline]
     pub(crate) fn value(&self) -> i32 {
-        self.u[1..=self.m].iter().sum::<i32>() + self.v[1..=self.m].iter().sum::<i32>()
+        self.value
     }
 
     /// Solves from scratch.
@@ -83,6 +97,7 @@ impl Matching {
         for i in 1..=self.m {
             self.phase(i);
         }
+        self.refresh_value();
         debug_assert!(self.check());
     }
 
@@ -92,8 +107,7 @@ impl Matching {
     pub(crate) fn column_bound(&self, j: usize, col: &[u8; MAX]) -> i32 {
         let mut v = i32::MAX;
         for (&x, &u) in col.iter().zip(&self.u[1..=self.m]) {
-            let c = if x == NONE { INF } else { i32::from(x) };
-            v = v.min(c - u);
+            v = v.min(entry_cost(x) - u);
         }
         self.value() - self.v[j + 1] + v
     }
@@ -114,6 +128,7 @@ impl Matching {
             self.p[j] = 0;
             self.phase(i0);
         }
+        self.refresh_value();
         debug_assert!(self.check());
     }
 
@@ -166,6 +181,7 @@ impl Matching {
         if free_row != 0 {
             self.phase(free_row);
         }
+        self.refresh_value();
         debug_assert!(self.check());
     }
 
