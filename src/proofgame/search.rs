@@ -486,3 +486,101 @@ impl<'a> Searcher<'a> {
         false
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic pseudo-random numbers.
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn next(&mut self) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            self.0 >> 33
+        }
+    }
+
+    /// A random legal game of up to `plies` plies, preferring castling,
+    /// promotions, en passant and captures so that every update path is exercised.
+    fn random_game(rng: &mut Lcg, plies: u32) -> Vec<Move> {
+        let mut pos = Chess::default();
+        let mut game = Vec::new();
+        for _ in 0..plies {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let special: Vec<Move> = moves
+                .iter()
+                .copied()
+                .filter(|m| m.is_castle() || m.is_promotion() || m.is_en_passant())
+                .collect();
+            let captures: Vec<Move> = moves.iter().copied().filter(|m| m.is_capture()).collect();
+            let m = if !special.is_empty() && rng.next() % 2 == 0 {
+                special[rng.next() as usize % special.len()]
+            } else if !captures.is_empty() && rng.next() % 3 == 0 {
+                captures[rng.next() as usize % captures.len()]
+            } else {
+                moves[rng.next() as usize % moves.len()]
+            };
+            pos.play_unchecked(m);
+            game.push(m);
+        }
+        game
+    }
+
+    /// Soundness of every pruning rule along real games: walking a game towards
+    /// its own final position, no node on the way may be pruned, whatever the
+    /// target's optional fields say about that game.
+    #[test]
+    fn real_games_are_never_pruned() {
+        let mut rng = Lcg(2024);
+        let mut checked = 0;
+        for round in 0..400 {
+            let plies = 8 + (round % 60) as u32;
+            let game = random_game(&mut rng, plies);
+            let mut pos = Chess::default();
+            for &m in &game {
+                pos.play_unchecked(m);
+            }
+            let plies = game.len() as u32;
+            let mut target = Target::new(pos.board().clone(), pos.turn());
+            if round % 2 == 1 {
+                target.castling = Some(pos.castles().castling_rights());
+                target.ep_square = Some(pos.ep_square(EnPassantMode::Always));
+            }
+            let Some(tables) = Tables::new(&target.board) else {
+                panic!("target of a real game rejected: {}", target.board);
+            };
+            let searcher = Searcher::new(&tables, &target, &Budget::UNLIMITED);
+            let mut node = searcher
+                .root(plies)
+                .unwrap_or_else(|| panic!("root pruned for {}", target.board));
+            for (k, &m) in game.iter().enumerate() {
+                let rem = plies - k as u32 - 1;
+                node = match searcher.child(&node, m, rem) {
+                    Some(child) => Node {
+                        pos: child.pos,
+                        st: [
+                            Cow::Owned(child.st[0].clone().into_owned()),
+                            Cow::Owned(child.st[1].clone().into_owned()),
+                        ],
+                    },
+                    None => panic!(
+                        "pruned after {} plies of {}: {}",
+                        k + 1,
+                        super::super::san_line(&game),
+                        target.board
+                    ),
+                };
+            }
+            assert!(searcher.is_goal(&node.pos));
+            checked += 1;
+        }
+        assert_eq!(checked, 400);
+    }
+}
