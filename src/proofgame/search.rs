@@ -520,9 +520,9 @@ mod tests {
                 .filter(|m| m.is_castle() || m.is_promotion() || m.is_en_passant())
                 .collect();
             let captures: Vec<Move> = moves.iter().copied().filter(|m| m.is_capture()).collect();
-            let m = if !special.is_empty() && rng.next() % 2 == 0 {
+            let m = if !special.is_empty() && rng.next().is_multiple_of(2) {
                 special[rng.next() as usize % special.len()]
-            } else if !captures.is_empty() && rng.next() % 3 == 0 {
+            } else if !captures.is_empty() && rng.next().is_multiple_of(3) {
                 captures[rng.next() as usize % captures.len()]
             } else {
                 moves[rng.next() as usize % moves.len()]
