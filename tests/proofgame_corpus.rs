@@ -3,7 +3,8 @@
 //!
 //! Environment: `RETROCLOCK_CORPUS` overrides the corpus folder;
 //! `RETROCLOCK_PROOFGAME_MAX_PLIES` the longest problem tried (default below);
-//! `RETROCLOCK_PROOFGAME_ONLY=set:index,...` runs only the named problems.
+//! `RETROCLOCK_PROOFGAME_ONLY=set:index,...` runs only the named problems;
+//! `RETROCLOCK_PROOFGAME_SECONDS` the time allowed per problem.
 
 use std::{
     collections::{BTreeMap, HashSet},
@@ -121,6 +122,10 @@ fn euclide_proof_games() {
     let only: Option<Vec<String>> = std::env::var("RETROCLOCK_PROOFGAME_ONLY")
         .ok()
         .map(|v| v.split(',').map(str::to_string).collect());
+    let time_per_problem = std::env::var("RETROCLOCK_PROOFGAME_SECONDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(TIME_PER_PROBLEM, Duration::from_secs_f64);
     let rows = parse_rows(&text);
     assert!(!rows.is_empty(), "no rows in {}", file.display());
 
@@ -137,7 +142,7 @@ fn euclide_proof_games() {
         let target = Target::new(board, row.turn);
         let budget = Budget {
             max_nodes: u64::MAX,
-            deadline: Some(Instant::now() + TIME_PER_PROBLEM),
+            deadline: Some(Instant::now() + time_per_problem),
         };
         let start = Instant::now();
         let result = proof_games(&target, row.plies, &budget, COLLECT_LIMIT);
