@@ -569,25 +569,37 @@ fn piece_steps(role: Role, sq: Square, occupied: Bitboard) -> Bitboard {
 /// reaching it.
 ///
 /// A white pawn on the second rank (black: seventh) can only be the original pawn,
-/// unmoved: pawns never move backwards. A piece on its original square whose every
-/// first step (king: adjacent squares, which includes castling; bishop, rook, queen:
-/// the first square of each ray; knight: its jumps) is occupied by such a permanent
-/// unit of its own colour can never have moved; and no other unit of that role can
-/// have entered the square (the entries are the same squares, and a promotion
-/// cannot land on the own back rank), so it was never captured either. The rule is
-/// applied until nothing changes; it only adds units whose blockers are already
-/// proven permanent.
+/// unmoved: pawns never move backwards.
+///
+/// A piece on its original square whose every first step (king: adjacent squares,
+/// which includes castling; bishop, rook, queen: the first square of each ray;
+/// knight: its jumps) is occupied by such a permanent unit of its own colour can
+/// never have moved; and no other unit of that role can have entered the square
+/// (the entries are the same squares, and a promotion cannot land on the own back
+/// rank), so it was never captured either.
+///
+/// A group of pieces (no knights) on their original squares, each of whose
+/// adjacent squares holds a permanent unit of its colour or a member of the group,
+/// is permanent as a whole: every move of a piece other than a knight goes to or
+/// through an adjacent square, so no own piece other than a knight can enter the
+/// group's squares from outside; as the target shows all members there at the
+/// end, none of them was ever captured, and the first one to move would have
+/// needed an empty adjacent square, of which there is none.
+///
+/// Both rules are applied until nothing changes.
 pub(crate) fn frozen_units(board: &Board) -> Bitboard {
     let mut frozen = (board.pawns() & board.white() & Bitboard::from_rank(shakmaty::Rank::Second))
         | (board.pawns() & board.black() & Bitboard::from_rank(shakmaty::Rank::Seventh));
     let initial = Board::new();
+    let at_home = |sq: Square| {
+        let piece = board.piece_at(sq);
+        piece.is_some() && piece == initial.piece_at(sq)
+    };
     loop {
-        let mut changed = false;
+        let before = frozen;
+        // Single pieces whose first steps are all permanently blocked.
         for (sq, piece) in board.iter() {
-            if frozen.contains(sq)
-                || piece.role == Role::Pawn
-                || initial.piece_at(sq) != Some(piece)
-            {
+            if frozen.contains(sq) || piece.role == Role::Pawn || !at_home(sq) {
                 continue;
             }
             let exits = match piece.role {
@@ -597,13 +609,34 @@ pub(crate) fn frozen_units(board: &Board) -> Bitboard {
                 Role::Queen | Role::King => king_attacks(sq),
                 Role::Pawn => Bitboard::EMPTY,
             };
-            let own_frozen = frozen & board.by_color(piece.color);
-            if exits.is_subset(own_frozen) {
+            if exits.is_subset(frozen & board.by_color(piece.color)) {
                 frozen.add(sq);
-                changed = true;
             }
         }
-        if !changed {
+        // Sealed groups: the largest set closed under the adjacency condition.
+        for color in Color::ALL {
+            let own = board.by_color(color);
+            let mut group = Bitboard::EMPTY;
+            for sq in own & !board.pawns() & !board.knights() & !frozen {
+                if at_home(sq) {
+                    group.add(sq);
+                }
+            }
+            loop {
+                let mut shrunk = group;
+                for sq in group {
+                    if !king_attacks(sq).is_subset((frozen & own) | group) {
+                        shrunk.discard(sq);
+                    }
+                }
+                if shrunk == group {
+                    break;
+                }
+                group = shrunk;
+            }
+            frozen |= group;
+        }
+        if frozen == before {
             return frozen;
         }
     }
@@ -616,11 +649,26 @@ mod tests {
     #[test]
     fn frozen_initial_array() {
         let f = frozen_units(&Board::new());
-        // All pawns; bishops (pawn-blocked); kings and queens are mutually
-        // dependent and knights jump, so they are not proven.
+        // All pawns; bishops (pawn-blocked); kings and queens seal each other in;
+        // knights jump, and rooks have a knight beside them.
         assert!(f.contains(Square::A2) && f.contains(Square::H7));
         assert!(f.contains(Square::C1) && f.contains(Square::F8));
-        assert!(!f.contains(Square::B1) && !f.contains(Square::E1));
+        assert!(f.contains(Square::E1) && f.contains(Square::D8));
+        assert!(!f.contains(Square::B1) && !f.contains(Square::A1));
+        // Without the d-pawn the queen and king may leave.
+        let f = frozen_units(
+            &"rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR"
+                .parse()
+                .unwrap(),
+        );
+        assert!(!f.contains(Square::D1) && !f.contains(Square::E1) && !f.contains(Square::C1));
+        assert!(f.contains(Square::F1) && f.contains(Square::E8));
+        // A rook beside an empty square is free to leave.
+        let f = frozen_units(
+            &"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/R1BQKBNR"
+                .parse()
+                .unwrap(),
+        );
         assert!(!f.contains(Square::A1));
     }
 
