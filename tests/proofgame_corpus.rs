@@ -16,7 +16,7 @@ use retroclock::proofgame::{Budget, Target, parse_san_line, proof_games, replay_
 use shakmaty::{Board, Color, Move};
 
 /// Longest problem (in plies) tried by default.
-const DEFAULT_MAX_PLIES: u32 = 16;
+const DEFAULT_MAX_PLIES: u32 = 24;
 /// Time allowed per problem.
 const TIME_PER_PROBLEM: Duration = Duration::from_secs(10);
 /// Budget-outs are failures up to this length.

@@ -198,6 +198,9 @@ pub fn proof_games(target: &Target, plies: u32, budget: &Budget, limit: usize) -
         complete: true,
         ..ProofGameSearch::default()
     };
+    if checks_impossible(target) {
+        return result;
+    }
     let Some(tables) = Tables::new(&target.board) else {
         return result;
     };
@@ -230,6 +233,9 @@ pub fn proof_games(target: &Target, plies: u32, budget: &Budget, limit: usize) -
 /// increasing order (iterative deepening). `None` when there is none, or when the
 /// budget (shared by all lengths) ran out first.
 pub fn find_proof_game(target: &Target, max_plies: u32, budget: &Budget) -> Option<Vec<Move>> {
+    if checks_impossible(target) {
+        return None;
+    }
     let tables = Tables::new(&target.board)?;
     let mut nodes = 0u64;
     let parity = if target.turn == Color::White { 0 } else { 1 };
@@ -254,6 +260,18 @@ pub fn find_proof_game(target: &Target, max_plies: u32, budget: &Budget) -> Opti
         nodes += searcher.nodes;
     }
     None
+}
+
+/// Whether the checks in the target rule out any game: the side that just moved
+/// cannot be in check, and no move gives check with more than two units.
+fn checks_impossible(target: &Target) -> bool {
+    let board = &target.board;
+    let checkers = |color: Color| {
+        board
+            .king_of(color)
+            .map_or(0, |k| board.attacks_to(k, !color, board.occupied()).count())
+    };
+    checkers(!target.turn) > 0 || checkers(target.turn) > 2
 }
 
 /// Replays `moves` from the initial array, checking that each is legal, and tells
@@ -391,6 +409,8 @@ mod tests {
             "4k3/8/8/8/8/8/8/4K2K w",
             "8/8/8/8/8/8/8/8 w",
             "QQQQQQQQ/QQQQQQQQ/QQQQQQQQ/4k3/8/8/8/4K3 w",
+            // Black, not to move, is in check.
+            "rnbqkbnr/ppppp1pp/8/5p1Q/4P3/8/PPPP1PPP/RNB1KBNR w",
         ] {
             let t = target(fen);
             for plies in 0..4 {
@@ -415,6 +435,24 @@ mod tests {
         let found = find_proof_game(&t, 8, &Budget::UNLIMITED).unwrap();
         assert_eq!(found.len(), 4);
         assert!(replay_reaches(&t, &found));
+    }
+
+    #[test]
+    fn find_shortest_game() {
+        // Dawson-style 3-move problem: 1.f3 e5 2.Kf2 Qh4+ 3.Ke3 Qd4#.
+        let t = target("rnb1kbnr/pppp1ppp/8/4p3/3q4/4KP2/PPPPP1PP/RNBQ1BNR w");
+        let game = find_proof_game(&t, 12, &Budget::UNLIMITED).unwrap();
+        assert_eq!(game.len(), 6);
+        assert!(replay_reaches(&t, &game));
+        assert_eq!(san_line(&game), "f3 e5 Kf2 Qh4+ Ke3 Qd4#");
+        // Not within 4 plies.
+        assert_eq!(find_proof_game(&t, 4, &Budget::UNLIMITED), None);
+        // A budget of one node is not enough.
+        let tiny = Budget {
+            max_nodes: 1,
+            deadline: None,
+        };
+        assert_eq!(find_proof_game(&t, 12, &tiny), None);
     }
 
     #[test]
