@@ -192,8 +192,20 @@ pub struct ProofGameSearch {
 ///
 /// An impossible target (wrong number of kings, pawns on the first or last rank,
 /// more than 16 units of a side, side to move not matching the parity of
-/// `plies`) has no proof game: the result is an empty, complete search.
+/// `plies`) has no proof game: the result is an empty, complete search. Lengths
+/// above [`MAX_PLIES`] are not searched (an empty, incomplete result).
+///
+/// Memory grows with the nodes searched (a table entry per expanded node): bound
+/// it with [`Budget::max_nodes`].
 pub fn proof_games(target: &Target, plies: u32, budget: &Budget, limit: usize) -> ProofGameSearch {
+    if plies > MAX_PLIES {
+        return ProofGameSearch::default();
+    }
+    with_stack(plies, || search_games(target, plies, budget, limit)).unwrap_or_default()
+}
+
+/// The search itself (see [`proof_games`]).
+fn search_games(target: &Target, plies: u32, budget: &Budget, limit: usize) -> ProofGameSearch {
     let mut result = ProofGameSearch {
         complete: true,
         ..ProofGameSearch::default()
@@ -229,10 +241,41 @@ pub fn proof_games(target: &Target, plies: u32, budget: &Budget, limit: usize) -
     result
 }
 
-/// Finds some proof game of at most `max_plies` plies, trying the lengths in
-/// increasing order (iterative deepening). `None` when there is none, or when the
-/// budget (shared by all lengths) ran out first.
+/// Finds some proof game of at most `max_plies` plies (at most [`MAX_PLIES`]),
+/// trying the lengths in increasing order (iterative deepening). `None` when there
+/// is none, or when the budget (shared by all lengths) ran out first.
 pub fn find_proof_game(target: &Target, max_plies: u32, budget: &Budget) -> Option<Vec<Move>> {
+    let max_plies = max_plies.min(MAX_PLIES);
+    with_stack(max_plies, || find_game(target, max_plies, budget)).flatten()
+}
+
+/// Longest proof game searched. Far beyond what a search can complete; it bounds
+/// the recursion depth (one level per ply).
+pub const MAX_PLIES: u32 = 2048;
+
+/// Runs `f`, which recurses about once per ply up to `plies`, on a thread with a
+/// stack large enough for that (directly when shallow). `None` if no such thread
+/// could be started.
+fn with_stack<R: Send>(plies: u32, f: impl FnOnce() -> R + Send) -> Option<R> {
+    const SHALLOW: u32 = 40;
+    const PER_PLY: usize = 32 * 1024;
+    if plies <= SHALLOW {
+        return Some(f());
+    }
+    let size = (plies as usize + 32) * PER_PLY;
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("proofgame".into())
+            .stack_size(size)
+            .spawn_scoped(scope, f)
+            .ok()?
+            .join()
+            .ok()
+    })
+}
+
+/// The iterative deepening itself (see [`find_proof_game`]).
+fn find_game(target: &Target, max_plies: u32, budget: &Budget) -> Option<Vec<Move>> {
     if checks_impossible(target) {
         return None;
     }
@@ -557,5 +600,28 @@ mod tests {
         for g in &r.games {
             assert!(replay_reaches(&t, g));
         }
+    }
+}
+
+#[cfg(test)]
+mod deep_tests {
+    use super::*;
+
+    /// Long lengths recurse deeply: the search runs on a thread with a stack to
+    /// match, and lengths beyond the limit are refused, never a stack overflow.
+    #[test]
+    fn long_lengths_do_not_overflow_the_stack() {
+        let t = Target::from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w").unwrap();
+        let b = Budget {
+            max_nodes: 3000,
+            deadline: None,
+        };
+        for plies in [100u32, 400, 1000] {
+            let r = proof_games(&t, plies, &b, 1);
+            assert!(!r.complete);
+        }
+        let r = proof_games(&t, MAX_PLIES + 2, &b, 1);
+        assert!(!r.complete && r.nodes == 0);
+        assert_eq!(find_proof_game(&t, 3000, &b), Some(Vec::new()));
     }
 }

@@ -33,12 +33,12 @@ impl Hasher for ZobristKeyHasher {
     fn write_u64(&mut self, v: u64) {
         self.0 ^= v;
     }
-    fn write_u8(&mut self, v: u8) {
+    fn write_u32(&mut self, v: u32) {
         self.0 ^= u64::from(v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     }
 }
 
-type Key = (u64, u8);
+type Key = (u64, u32);
 type Build = BuildHasherDefault<ZobristKeyHasher>;
 
 /// How often (in nodes) the deadline is checked.
@@ -351,7 +351,7 @@ impl<'a> Searcher<'a> {
 
     fn key(pos: &Chess, rem: u32) -> Key {
         let h: Zobrist64 = pos.zobrist_hash(EnPassantMode::Legal);
-        (h.0, rem.min(255) as u8)
+        (h.0, rem)
     }
 
     /// Charges one expanded node; returns false when the budget is exhausted.
