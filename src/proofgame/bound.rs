@@ -357,7 +357,7 @@ impl Tables {
         // One spare row goes with the unit (spare rows are the last ones and all
         // alike): the one it was matched to if spare, else the last.
         let own = st.moves.row_of(c);
-        let r = if own >= n { own } else { m - 1 };
+        let r = if (n..m).contains(&own) { own } else { m - 1 };
         let mut next = st.clone();
         next.moves.remove(r, c);
         let last = m - 1;

@@ -77,10 +77,11 @@ impl Matching {
         self.a[i + 1][j + 1]
     }
 
-    /// Row (0-based) matched to column `j` (0-based).
+    /// Row (0-based) matched to column `j` (0-based); `usize::MAX` if none (never
+    /// the case between operations).
     #[inline]
     pub(crate) fn row_of(&self, j: usize) -> usize {
-        usize::from(self.p[j + 1]) - 1
+        usize::from(self.p[j + 1]).wrapping_sub(1)
     }
 
     /// Optimal cost (`>= INF` if every perfect matching uses an impossible pair).
