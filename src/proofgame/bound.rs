@@ -14,6 +14,12 @@
 //! minimises the captures the pawns still need (each file change is a capture);
 //! they must not exceed the opponent's units that are on the board now but missing
 //! in the target, since every capture removes exactly one such unit.
+//!
+//! Routes avoid the units the target proves permanent ([`frozen_units`]): nobody
+//! passes through or lands on them. Along the search a side's matching is not
+//! rebuilt: a move changes one column (two for castling, plus the castling
+//! partners whose rights it took), a capture removes one, and the optimum is
+//! repaired in O(m²) (see [`Matching`]).
 
 use shakmaty::{
     Bitboard, Board, CastlingSide, Color, Role, Square,
@@ -21,6 +27,7 @@ use shakmaty::{
 };
 
 use super::matching::{INF, MAX, Matching, NONE};
+
 /// Table value meaning "unreachable".
 const UNREACHABLE: u8 = u8::MAX;
 
