@@ -6,6 +6,7 @@
 //! * [`retract`] generates retractions (the legal predecessors of a position);
 //! * [`clock`] decides which halfmove-clock values a position allows;
 //! * [`stipulation`] parses the questions, [`verdict`] answers them;
+//! * [`proofgame`] searches proof games from the initial array;
 //! * [`verify`] re-checks every certificate by forward replay, apart from the search;
 //! * [`puzzle`] reads puzzle files (EPD with `stip`/`sol`/`rules`);
 //! * [`pgn`] reads games and [`games`] reports their no-progress runs;
@@ -20,6 +21,7 @@ pub mod lastmoves;
 pub mod legality;
 pub mod pgn;
 pub mod position;
+pub mod proofgame;
 pub mod puzzle;
 pub mod retract;
 pub mod retroboard_fix;
