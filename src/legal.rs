@@ -1,0 +1,204 @@
+//! Legality with proof (`legal?`): "illegal" with a reason a person can check, "legal" with a
+//! proof game re-checked by replay, or "no contradiction" labelled with the depth it rests on.
+//!
+//! Also turns the clock solver's witness lines into certified ones: when a proof game reaches
+//! the position before the reset, the whole game (proof game, reset, reversible moves) is a
+//! certificate anyone can replay.
+
+use std::time::{Duration, Instant};
+
+use shakmaty::Move;
+
+use crate::{
+    clock::{Certificate, ClockAnswer, OriginEvidence, Standing},
+    position::{Field, Position, PositionInput},
+    proofgame::{self, Target},
+    verify,
+};
+
+/// What is known about whether a position can arise.
+#[derive(Clone, Debug)]
+pub enum Legality {
+    /// It cannot: each entry is a failed necessary condition.
+    Illegal(Vec<String>),
+    /// It can: a proof game from the initial array reaches it (re-checked by replay).
+    Legal {
+        /// The game's moves.
+        moves: Vec<Move>,
+        /// The same in SAN.
+        san: Vec<String>,
+    },
+    /// No contradiction was found: the position passes the static checks and a line of
+    /// retractions reaches an origin with a legal retraction chain this deep, but no proof game
+    /// was found within the budget.
+    NoContradiction {
+        /// The depth of the retraction chains the origins were required to have.
+        depth: u32,
+        /// The longest proof game length searched.
+        searched_plies: u32,
+    },
+    /// The budget ran out before even an origin was found.
+    Undecided,
+}
+
+/// Limits of the proof-game part of a legality answer.
+#[derive(Clone, Copy, Debug)]
+pub struct ProofBudget {
+    /// Longest proof game tried.
+    pub max_plies: u32,
+    /// Time allowed.
+    pub time: Duration,
+    /// Positions allowed.
+    pub max_nodes: u64,
+}
+
+impl Default for ProofBudget {
+    fn default() -> ProofBudget {
+        ProofBudget {
+            max_plies: 24,
+            time: Duration::from_secs(3),
+            max_nodes: 5_000_000,
+        }
+    }
+}
+
+fn target_of(input: &PositionInput) -> Target {
+    Target {
+        board: input.board.clone(),
+        turn: input.turn,
+        castling: input.castling.known(),
+        ep_square: match input.ep_square {
+            Field::Known(e) => Some(e),
+            Field::Unknown => None,
+        },
+    }
+}
+
+fn target_of_position(pos: &Position) -> Target {
+    Target {
+        board: pos.board.clone(),
+        turn: pos.turn,
+        castling: Some(pos.castling),
+        ep_square: Some(pos.ep_square),
+    }
+}
+
+/// A proof game for `target`, checked by two separate replays (the proof-game module's own and
+/// [`verify::replay_from_initial`]), with its SAN.
+fn proof_game(target: &Target, budget: &ProofBudget) -> Option<(Vec<Move>, Vec<String>)> {
+    let pg_budget = proofgame::Budget {
+        max_nodes: budget.max_nodes,
+        deadline: Some(Instant::now() + budget.time),
+    };
+    let moves = proofgame::find_proof_game(target, budget.max_plies, &pg_budget)?;
+    if !proofgame::replay_reaches(target, &moves) {
+        return None;
+    }
+    let (end, san) = verify::replay_from_initial(&moves).ok()?;
+    (end.board == target.board && end.turn == target.turn).then_some((moves, san))
+}
+
+/// Judges whether the position of `input` can arise, from the clock solver's findings and a
+/// proof-game search.
+pub fn judge(input: &PositionInput, clock: &ClockAnswer, budget: &ProofBudget) -> Legality {
+    match &clock.standing {
+        Standing::Illegal(reasons) => return Legality::Illegal(reasons.clone()),
+        Standing::NoHistory => {
+            return Legality::Illegal(vec![format!(
+                "no line of retractions reaches a possible origin: every reset the position's reversible retractions lead to ends in a position that fails the static checks or has no legal retraction chain {} plies deep",
+                clock.chain_depth
+            )]);
+        }
+        Standing::Possible | Standing::Undecided => {}
+    }
+    if let Some((moves, san)) = proof_game(&target_of(input), budget) {
+        return Legality::Legal { moves, san };
+    }
+    if clock.standing == Standing::Undecided {
+        return Legality::Undecided;
+    }
+    Legality::NoContradiction {
+        depth: clock.chain_depth,
+        searched_plies: budget.max_plies,
+    }
+}
+
+/// A certified certificate: a proof game to the position before the reset, then the reset and
+/// the reversible moves, replayed from the initial array to the position.
+#[derive(Clone, Debug)]
+pub struct CertifiedLine {
+    /// The whole game from the initial array.
+    pub moves: Vec<Move>,
+    /// The same in SAN.
+    pub san: Vec<String>,
+    /// The clock value the game gives the position.
+    pub clock: u64,
+}
+
+/// Tries to certify `cert`: a proof game to its start, checked with the line by replay from
+/// the initial array to `target` (the position with the clock the line gives).
+pub fn certify(cert: &Certificate, target: &Position, budget: &ProofBudget) -> Option<CertifiedLine> {
+    let prefix = match cert.evidence {
+        OriginEvidence::InitialArray | OriginEvidence::FromInitialArray => Vec::new(),
+        OriginEvidence::RetractionChain { .. } => {
+            proof_game(&target_of_position(&cert.start), budget)?.0
+        }
+    };
+    let mut moves = prefix;
+    moves.extend(cert.moves.iter().copied());
+    let san = verify::replay_line(&Position::initial(), &moves, target).ok()?;
+    Some(CertifiedLine {
+        moves,
+        san,
+        clock: cert.clock,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        clock::{Budget, solve_clock},
+        rules::Rules,
+    };
+
+    fn judge_fen(fen: &str) -> Legality {
+        let input = PositionInput::parse(fen).unwrap();
+        let clock = solve_clock(&input, Rules::Fide, &Budget::default(), &|_| {});
+        judge(&input, &clock, &ProofBudget::default())
+    }
+
+    #[test]
+    fn a_short_game_gets_a_proof_game() {
+        match judge_fen("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -") {
+            Legality::Legal { san, .. } => assert_eq!(san.len(), 2),
+            other => panic!("expected a proof game, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn static_failures_and_frozen_positions_are_illegal() {
+        assert!(matches!(
+            judge_fen("4k3/8/8/8/8/8/8/4KK2 w - -"),
+            Legality::Illegal(_)
+        ));
+        // Black to move after a white move, but White's king and rooks are frozen by their
+        // rights and White has nothing else.
+        assert!(matches!(
+            judge_fen("r3k2r/8/8/8/8/8/8/R3K2R b KQkq -"),
+            Legality::Illegal(_)
+        ));
+    }
+
+    #[test]
+    fn certified_lines_replay_from_the_initial_array() {
+        let input = PositionInput::parse("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq -")
+            .unwrap();
+        let clock = solve_clock(&input, Rules::Fide, &Budget::default(), &|_| {});
+        let cert = clock.shortest.clone().expect("a shortest line");
+        let target = input.candidates().remove(0);
+        let line = certify(&cert, &target, &ProofBudget::default()).expect("certified");
+        assert_eq!(line.clock, 1);
+        assert_eq!(line.san.last().map(String::as_str), Some("Nf3"));
+    }
+}
