@@ -7,7 +7,9 @@ use shakmaty::san::SanPlus;
 use crate::{
     clock::{Certificate, ClockAnswer, MaxClock, OriginEvidence, Standing},
     lastmoves::LastMoves,
+    legal::Legality,
     position::Position,
+    proofgame::ProofGameSearch,
     retract::Retraction,
     rules::Convention,
     verdict::Answer,
@@ -160,6 +162,16 @@ pub fn answer_json(a: &Answer, threads: usize) -> Value {
             "stopped_by": a.clock.stopped_by,
         },
     });
+    if let Some(l) = &a.legality {
+        v["legality"] = legality_json(l);
+    }
+    if let Some(c) = &a.certified {
+        v["certified"] = json!({
+            "clock": c.clock,
+            "pgn": movetext(&c.san),
+            "plies": c.san.len(),
+        });
+    }
     if let Some(claim) = &a.claim {
         v["claim"] = json!({
             "necessarily": a.necessarily,
@@ -310,6 +322,25 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
             line_text(cert)
         ));
     }
+    if let Some(l) = &a.legality {
+        match l {
+            Legality::Illegal(_) => {}
+            Legality::Legal { san, .. } => out.push_str(&format!(
+                "  legal: proof game of {} plies (replayed): {}\n",
+                san.len(),
+                movetext(san)
+            )),
+            Legality::NoContradiction { .. } => {}
+            Legality::Undecided => out.push_str("  legality undecided within the budget\n"),
+        }
+    }
+    if let Some(c) = &a.certified {
+        out.push_str(&format!(
+            "  certified: this whole game from the initial array reaches the position with clock {} (replayed): {}\n",
+            c.clock,
+            movetext(&c.san)
+        ));
+    }
     out.push_str(&format!(
         "  search: {} positions, {}, {:.2} s, {} thread(s), origins need a retraction chain {} deep{}\n",
         c.nodes,
@@ -393,4 +424,69 @@ pub fn last_moves_human(l: &LastMoves, rules_name: &str) -> String {
         ));
     }
     out
+}
+
+/// A `proofgame N` answer as JSON: `count`, `complete`, `games` (SAN, from the initial array).
+pub fn proof_games_json(found: &ProofGameSearch, plies: u32) -> Value {
+    json!({
+        "stipulation": format!("proofgame {plies}"),
+        "verdict": if found.complete { "solved" } else { "unknown" },
+        "count": found.count,
+        "complete": found.complete,
+        "games": found.san,
+        "stats": { "nodes": found.nodes },
+    })
+}
+
+/// A `proofgame N` answer for a person.
+pub fn proof_games_human(found: &ProofGameSearch, plies: u32) -> String {
+    let mut out = format!(
+        "proofgame {plies}: {} game(s){}\n",
+        found.count,
+        if found.complete {
+            ""
+        } else {
+            " at least (budget ran out)"
+        }
+    );
+    for game in &found.san {
+        out.push_str(&format!("  {game}\n"));
+    }
+    if (found.san.len() as u64) < found.count {
+        out.push_str(&format!(
+            "  … {} more not listed\n",
+            found.count - found.san.len() as u64
+        ));
+    }
+    out.push_str(&format!("  search: {} positions\n", found.nodes));
+    out
+}
+
+/// Numbered movetext (`1.e4 e5 2.Nf3`) for a game from the initial array.
+pub fn movetext(san: &[String]) -> String {
+    let mut out = String::new();
+    for (i, m) in san.iter().enumerate() {
+        if i % 2 == 0 {
+            out.push_str(&format!("{}.", i / 2 + 1));
+        }
+        out.push_str(m);
+        out.push(' ');
+    }
+    out.trim_end().to_string()
+}
+
+fn legality_json(l: &Legality) -> Value {
+    match l {
+        Legality::Illegal(reasons) => json!({"status": "illegal", "reasons": reasons}),
+        Legality::Legal { san, .. } => {
+            json!({"status": "legal", "proof_game": movetext(san), "plies": san.len()})
+        }
+        Legality::NoContradiction {
+            depth,
+            searched_plies,
+        } => {
+            json!({"status": "no_contradiction", "depth": depth, "proof_game_plies_searched": searched_plies})
+        }
+        Legality::Undecided => json!({"status": "undecided"}),
+    }
 }

@@ -2,7 +2,8 @@
 //!
 //! Where things are:
 //! * [`position`] reads FENs whose castling, e.p., clock and fullmove fields may be unknown;
-//! * [`legality`] holds the static necessary conditions of legality;
+//! * [`legality`] holds the static necessary conditions of legality; [`legal`] answers
+//!   `legal?` with reasons or proof games and certifies witness lines;
 //! * [`retract`] generates retractions (the legal predecessors of a position);
 //! * [`clock`] decides which halfmove-clock values a position allows;
 //! * [`stipulation`] parses the questions, [`verdict`] answers them;
@@ -18,6 +19,7 @@ pub mod clock;
 pub mod format;
 pub mod games;
 pub mod lastmoves;
+pub mod legal;
 pub mod legality;
 pub mod pgn;
 pub mod position;

@@ -8,6 +8,7 @@
 //!              | "fen"                 are the FEN's own clock and fullmove fields possible?
 //!              | "legal?"              can the position arise at all?
 //!              | "last" N "?"          the legal sequences of the last N plies
+//!              | "proofgame" N         every proof game of exactly N plies, and their number
 //! ```
 //! Spaces between tokens are optional (`clock>=100`, `clock >= 100`, `last 2?`).
 
@@ -41,6 +42,8 @@ pub enum Stipulation {
     Legal,
     /// `last N?`
     Last(u32),
+    /// `proofgame N`
+    ProofGame(u32),
 }
 
 impl fmt::Display for Stipulation {
@@ -55,6 +58,7 @@ impl fmt::Display for Stipulation {
             Stipulation::Fen => f.write_str("fen"),
             Stipulation::Legal => f.write_str("legal?"),
             Stipulation::Last(n) => write!(f, "last {n}?"),
+            Stipulation::ProofGame(n) => write!(f, "proofgame {n}"),
         }
     }
 }
@@ -84,8 +88,7 @@ impl fmt::Display for StipulationError {
 
 impl std::error::Error for StipulationError {}
 
-const EXPECTED: &str =
-    "expected one of: clock?, clock=N, clock>=N, clock<=N, claim?, over?, fen, legal?, last N?";
+const EXPECTED: &str = "expected one of: clock?, clock=N, clock>=N, clock<=N, claim?, over?, fen, legal?, last N?, proofgame N";
 
 impl FromStr for Stipulation {
     type Err = StipulationError;
@@ -159,6 +162,15 @@ impl FromStr for Stipulation {
                     .ok_or_else(|| err(at, format!("{n} plies is too many (at most 64)")))?;
                 Ok(Stipulation::Last(n))
             }
+            "proofgame" => {
+                let at = offset + word.len();
+                let n = number(rest, at)?;
+                let n = u32::try_from(n)
+                    .ok()
+                    .filter(|&n| n <= 200)
+                    .ok_or_else(|| err(at, format!("{n} plies is too many (at most 200)")))?;
+                Ok(Stipulation::ProofGame(n))
+            }
             "" => Err(err(offset, format!("empty stipulation; {EXPECTED}"))),
             _ => Err(err(
                 offset,
@@ -184,6 +196,7 @@ mod tests {
             ("fen", Stipulation::Fen),
             ("legal?", Stipulation::Legal),
             ("last 2?", Stipulation::Last(2)),
+            ("proofgame 7", Stipulation::ProofGame(7)),
         ];
         for (text, stip) in cases {
             assert_eq!(text.parse::<Stipulation>().unwrap(), stip, "{text}");
@@ -203,6 +216,8 @@ mod tests {
             ("", "empty"),
             ("last 2", "last N?"),
             ("last 999?", "too many"),
+            ("proofgame", "expected a whole number"),
+            ("proofgame -1", "not a whole number"),
         ] {
             let e = text.parse::<Stipulation>().unwrap_err();
             assert!(e.to_string().contains(fragment), "{text}: {e}");

@@ -81,6 +81,38 @@ pub struct Answer {
     pub notes: Vec<String>,
     /// What the clock solver established.
     pub clock: ClockAnswer,
+    /// For `legal?`: the legality finding.
+    pub legality: Option<crate::legal::Legality>,
+    /// The witness line extended by a proof game into a whole game from the initial array,
+    /// when one was found (a certified answer).
+    pub certified: Option<crate::legal::CertifiedLine>,
+}
+
+impl Answer {
+    /// Answers `legal?` from `legality`: yes with a proof game, no with a reason, unknown
+    /// otherwise (labelled "no contradiction" in the notes).
+    pub fn with_legality(mut self, legality: crate::legal::Legality) -> Answer {
+        use crate::legal::Legality;
+        let (verdict, possibly) = match &legality {
+            Legality::Illegal(_) => (Verdict::No, Some(false)),
+            Legality::Legal { .. } => (Verdict::Yes, Some(true)),
+            Legality::NoContradiction {
+                depth,
+                searched_plies,
+            } => {
+                self.notes.push(format!(
+                    "no contradiction to depth {depth}: the position passes the static checks and a line of retractions reaches a reset whose predecessor has a legal retraction chain {depth} plies deep; no proof game of at most {searched_plies} plies was found within the budget"
+                ));
+                (Verdict::Unknown, None)
+            }
+            Legality::Undecided => (Verdict::Unknown, None),
+        };
+        self.verdict = verdict;
+        self.possibly = possibly;
+        self.necessarily = possibly;
+        self.legality = Some(legality);
+        self
+    }
 }
 
 /// Whether some value >= n is witnessed (`Some(true)`), proven absent (`Some(false)`), or unknown.
@@ -267,7 +299,7 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
             };
             (verdict_of(p), p, None)
         }
-        Stipulation::Legal | Stipulation::Last(_) => {
+        Stipulation::Legal | Stipulation::Last(_) | Stipulation::ProofGame(_) => {
             // Answered by the legality and retractor modules; the clock gives the basics here.
             let p = match clock.standing {
                 Standing::Illegal(_) | Standing::NoHistory => Some(false),
@@ -298,6 +330,8 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
         certificate,
         notes,
         clock,
+        legality: None,
+        certified: None,
     }
 }
 

@@ -98,6 +98,27 @@ fn replay(
     Ok(())
 }
 
+/// Replays `moves` from the initial array, checking that each is legal; returns the position
+/// reached (canonical e.p. square) and the SAN of each move.
+pub fn replay_from_initial(moves: &[Move]) -> Result<(Position, Vec<String>), ReplayError> {
+    let mut pos = Chess::default();
+    let mut sans = Vec::with_capacity(moves.len());
+    for (index, mv) in moves.iter().enumerate() {
+        if !pos.is_legal(*mv) {
+            return Err(ReplayError {
+                index,
+                message: format!(
+                    "{mv:?} is not legal in {}",
+                    Position::from_chess(&pos).fen4()
+                ),
+            });
+        }
+        sans.push(SanPlus::from_move(pos.clone(), *mv).to_string());
+        pos.play_unchecked(*mv);
+    }
+    Ok((Position::from_chess(&pos), sans))
+}
+
 /// Checks one retraction: from `predecessor`, `mv` is legal and gives `pos`.
 pub fn check_retraction(
     pos: &Position,

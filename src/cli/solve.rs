@@ -9,6 +9,9 @@ use retroclock::{
     clock::{Budget, Progress, solve_clock},
     format,
     lastmoves::{LastMovesBudget, last_moves},
+    legal::{ProofBudget, certify, judge},
+    position::Field,
+    proofgame::{self, Target},
     stipulation::{Stipulation, StipulationError},
     verdict::decide,
 };
@@ -48,6 +51,9 @@ pub struct SolveArgs {
     /// For `last N?`: check each sequence this many further plies back.
     #[arg(long, default_value_t = 1)]
     pub extra: u32,
+    /// Seconds for proof-game searches (`legal?`, and certifying witness lines; 0 = none).
+    #[arg(long, default_value_t = 2.0)]
+    pub proof_time: f64,
 }
 
 /// Builds the search budget from the command-line limits.
@@ -96,6 +102,45 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
         };
         return emit(&text);
     }
+    let proof_budget = ProofBudget {
+        time: Duration::from_secs_f64(args.proof_time.max(0.0)),
+        ..ProofBudget::default()
+    };
+    if let Stipulation::ProofGame(plies) = stip {
+        let target = Target {
+            board: input.board.clone(),
+            turn: input.turn,
+            castling: input.castling.known(),
+            ep_square: match input.ep_square {
+                Field::Known(e) => Some(e),
+                Field::Unknown => None,
+            },
+        };
+        let pg_budget = proofgame::Budget {
+            max_nodes: u64::MAX,
+            deadline: args
+                .timeout
+                .map(|t| Instant::now() + Duration::from_secs_f64(t)),
+        };
+        let found = proofgame::proof_games(&target, plies, &pg_budget, 100);
+        // Every game is replayed from the initial array before it is printed.
+        if let Some(bad) = found
+            .games
+            .iter()
+            .position(|g| !proofgame::replay_reaches(&target, g))
+        {
+            return Err(Failure(format!(
+                "internal check failed: proof game {} does not replay to the position",
+                bad + 1
+            )));
+        }
+        let text = if args.json {
+            format!("{}\n", format::proof_games_json(&found, plies))
+        } else {
+            format::proof_games_human(&found, plies)
+        };
+        return emit(&text);
+    }
     let bar = progress_bar();
     let answer = pool.install(|| {
         let report = |p: Progress| {
@@ -105,7 +150,28 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
             }
         };
         let clock = solve_clock(&input, rules, &budget, &report);
-        decide(stip, &input, clock)
+        let mut answer = decide(stip, &input, clock);
+        if stip == Stipulation::Legal {
+            let legality = judge(&input, &answer.clock, &proof_budget);
+            answer = answer.with_legality(legality);
+        }
+        // Certify the witness line with a proof game when one is found in time.
+        if args.proof_time > 0.0 {
+            let line = answer
+                .certificate
+                .clone()
+                .or_else(|| answer.clock.shortest.clone());
+            if let Some(cert) = line {
+                let target = input
+                    .candidates()
+                    .into_iter()
+                    .find(|p| retroclock::verify::replay_line(&cert.start, &cert.moves, p).is_ok());
+                if let Some(target) = target {
+                    answer.certified = certify(&cert, &target, &proof_budget);
+                }
+            }
+        }
+        answer
     });
     if let Some(bar) = bar {
         bar.finish_and_clear();
