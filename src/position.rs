@@ -414,8 +414,15 @@ fn parse_placement(s: &str) -> Result<Board, FenError> {
     }
     for (i, rank) in ranks.iter().enumerate() {
         let mut width = 0u32;
+        let mut after_digit = false;
         for ch in rank.chars() {
             match ch {
+                '1'..='8' if after_digit => {
+                    return Err(fen_err(
+                        FenField::Placement,
+                        format!("rank {}: two digits in a row ('{rank}')", 8 - i),
+                    ));
+                }
                 '1'..='8' => width += ch.to_digit(10).unwrap_or(0),
                 'p' | 'n' | 'b' | 'r' | 'q' | 'k' | 'P' | 'N' | 'B' | 'R' | 'Q' | 'K' => width += 1,
                 other => {
@@ -425,6 +432,7 @@ fn parse_placement(s: &str) -> Result<Board, FenError> {
                     ));
                 }
             }
+            after_digit = ch.is_ascii_digit();
         }
         if width != 8 {
             return Err(fen_err(
@@ -531,6 +539,7 @@ mod tests {
             ("4k3/8/8/8/8/8/4K3 w - -", FenField::Placement),
             ("4k3/8/8/8/8/8/8/4K2 w - -", FenField::Placement),
             ("4k3/8/8/8/8/8/8/4X3 w - -", FenField::Placement),
+            ("4k3/17/8/8/8/8/8/4K3 w - -", FenField::Placement),
             ("4k3/8/8/8/8/8/8/4K3 white - -", FenField::Turn),
             ("4k3/8/8/8/8/8/8/4K3 w KX -", FenField::Castling),
             ("4k3/8/8/8/8/8/8/4K3 w KK -", FenField::Castling),

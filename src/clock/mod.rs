@@ -11,7 +11,7 @@ pub mod search;
 
 use std::time::Instant;
 
-use shakmaty::Move;
+use shakmaty::{Bitboard, Move};
 
 use crate::{
     legality,
@@ -94,6 +94,10 @@ pub struct ClockAnswer {
     pub values_limit: u64,
     /// Parities that occur: `[even, odd]`.
     pub parities: [bool; 2],
+    /// The parity every value must have (0 even, 1 odd), when it is proven without a complete
+    /// search: no reset can be taken back anywhere, so every history starts at the initial
+    /// array and the clock counts every ply of the game.
+    pub parity_proven: Option<u8>,
     /// The shortest line.
     pub shortest: Option<Certificate>,
     /// The longest line (when the maximum is bounded).
@@ -127,6 +131,9 @@ impl ClockAnswer {
             Standing::Possible | Standing::Undecided => {}
         }
         if k < self.min_lower_bound {
+            return Some(false);
+        }
+        if self.parity_proven.is_some_and(|p| u64::from(p) != k % 2) {
             return Some(false);
         }
         if let MaxClock::Bounded(m) = self.max
@@ -191,6 +198,7 @@ pub fn solve_clock(
         values: Some(Vec::new()),
         values_limit: 0,
         parities: [false, false],
+        parity_proven: None,
         shortest: None,
         longest: None,
         fullmove_bound,
@@ -209,6 +217,10 @@ pub fn solve_clock(
             ..base
         };
     }
+    let parity_proven = roots
+        .iter()
+        .all(|r| resets_closed(r, convention))
+        .then(|| u8::from(input.turn == shakmaty::Color::Black));
     let graph = search::explore(roots, convention, budget, progress);
     let analysis = Analysis::new(&graph);
     let standing = if analysis.nearest_origin.is_some() {
@@ -247,8 +259,12 @@ pub fn solve_clock(
             parities[(graph.dist[i] % 2) as usize] = true;
         }
     }
+    if let Some(p) = parity_proven {
+        parities[usize::from(1 - p)] = false;
+    }
     ClockAnswer {
         standing,
+        parity_proven,
         min: analysis.nearest_origin.map(|i| u64::from(graph.dist[i])),
         min_lower_bound: analysis.min_lower_bound,
         max,
@@ -267,6 +283,23 @@ pub fn solve_clock(
         analysis: Some(analysis),
         ..base
     }
+}
+
+/// Whether no position reachable from `pos` by reversible retractions has a reset retraction:
+/// both sides have all 16 units (nothing can be put back), every pawn stands on its starting
+/// rank (no pawn move or promotion can be taken back), and castling cannot be taken back as a
+/// reset (all four rights, which freeze kings and rooks and stay in every predecessor, or the
+/// FIDE convention, under which castling is reversible). Then the only origin is the initial
+/// array, and the clock counts every ply: its parity is that of the side to move.
+fn resets_closed(pos: &Position, convention: Convention) -> bool {
+    let board = &pos.board;
+    let full = shakmaty::Color::ALL
+        .iter()
+        .all(|&c| board.by_color(c).count() == 16);
+    let pawns_home = (board.pawns() & board.white()) == Bitboard::from_rank(shakmaty::Rank::Second)
+        && (board.pawns() & board.black()) == Bitboard::from_rank(shakmaty::Rank::Seventh);
+    let castling_closed = !convention.castling_resets() || pos.castling == Bitboard::CORNERS;
+    full && pawns_home && castling_closed && pos.ep_square.is_none()
 }
 
 /// Rebuilds the positions along `line` (indices, root first, ending at an origin), finds the
