@@ -364,7 +364,7 @@ pub fn graph_dot(c: &ClockAnswer) -> Option<String> {
             let origin = i < graph.expanded() && graph.origin[i];
             g.add_node(format!(
                 "{}{}",
-                graph.dist[i],
+                graph.dist(i),
                 if origin { " origin" } else { "" }
             ))
         })

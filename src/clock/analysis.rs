@@ -64,9 +64,9 @@ impl Analysis {
         let expanded = graph.expanded();
         let nearest_origin = (0..expanded).find(|&i| graph.origin[i]);
         let min_lower_bound = match nearest_origin {
-            Some(i) => u64::from(graph.dist[i]),
-            None if expanded < n => u64::from(graph.dist[expanded]),
-            None => u64::from(graph.dist.last().copied().unwrap_or(0)) + 1,
+            Some(i) => u64::from(graph.dist(i)),
+            None if expanded < n => u64::from(graph.dist(expanded)),
+            None => u64::from(graph.dist(n.saturating_sub(1))) + 1,
         };
         // Positions from which an origin is reachable (reverse breadth-first search).
         let mut reverse_start = vec![0u32; n + 1];

@@ -256,7 +256,7 @@ pub fn solve_clock(
     let mut parities = [false, false];
     for i in 0..graph.expanded() {
         if graph.origin[i] {
-            parities[(graph.dist[i] % 2) as usize] = true;
+            parities[(graph.dist(i) % 2) as usize] = true;
         }
     }
     if let Some(p) = parity_proven {
@@ -265,7 +265,7 @@ pub fn solve_clock(
     ClockAnswer {
         standing,
         parity_proven,
-        min: analysis.nearest_origin.map(|i| u64::from(graph.dist[i])),
+        min: analysis.nearest_origin.map(|i| u64::from(graph.dist(i))),
         min_lower_bound: analysis.min_lower_bound,
         max,
         complete: graph.complete,

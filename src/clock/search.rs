@@ -19,7 +19,7 @@ use crate::{
 use super::origin::origin_evidence;
 
 /// The index from Zobrist keys to stored positions: an open-addressing table of 4-byte
-/// position indices (the keys themselves live in [`Graph::keys`]), kept at most half full.
+/// position indices (the keys themselves live in [`Graph::keys`]), kept at most 70 % full.
 struct KeyIndex {
     slots: Vec<u32>,
     len: usize,
@@ -57,7 +57,7 @@ impl KeyIndex {
 
     /// The index stored for `key`, or inserts `new` and returns None.
     fn get_or_insert(&mut self, key: u64, new: u32, keys: &[u64]) -> Option<u32> {
-        if (self.len + 1) * 2 > self.slots.len() {
+        if (self.len + 1) * 10 > self.slots.len() * 7 {
             self.grow(keys);
         }
         let mask = self.slots.len() - 1;
@@ -132,8 +132,9 @@ pub struct Graph {
     pub roots: Vec<Position>,
     /// Zobrist key of each stored position; roots first, then in breadth-first order.
     pub keys: Vec<u64>,
-    /// Distance of each position from the nearest root (number of reversible retractions).
-    pub dist: Vec<u32>,
+    /// `level_start[d]` is the index of the first position at distance `d` from the roots
+    /// (positions are stored in breadth-first order, so a level is a range of indices).
+    pub level_start: Vec<u32>,
     /// The position through which each position was first reached (`u32::MAX` for roots).
     pub parent: Vec<u32>,
     /// Whether each expanded position is a reset origin.
@@ -151,6 +152,14 @@ pub struct Graph {
 }
 
 impl Graph {
+    /// Distance of position `i` from the nearest root (number of reversible retractions).
+    pub fn dist(&self, i: usize) -> u32 {
+        (self
+            .level_start
+            .partition_point(|&start| start as usize <= i)
+            - 1) as u32
+    }
+
     /// Number of positions stored.
     pub fn len(&self) -> usize {
         self.keys.len()
@@ -181,7 +190,7 @@ impl Graph {
             return 0.0;
         }
         let bytes = self.keys.capacity() * 8
-            + self.dist.capacity() * 4
+            + self.level_start.capacity() * 4
             + self.parent.capacity() * 4
             + self.origin.capacity()
             + self.edge_start.capacity() * 4
@@ -240,7 +249,7 @@ pub fn explore(
     let mut graph = Graph {
         roots: roots.clone(),
         keys: Vec::new(),
-        dist: Vec::new(),
+        level_start: vec![0],
         parent: Vec::new(),
         origin: Vec::new(),
         edge_start: vec![0],
@@ -257,7 +266,6 @@ pub fn explore(
             continue;
         }
         graph.keys.push(key);
-        graph.dist.push(0);
         graph.parent.push(u32::MAX);
         frontier.push((i, root));
     }
@@ -303,8 +311,10 @@ pub fn explore(
                         Some(j) => j,
                         None => {
                             let j = new;
+                            if graph.level_start.len() as u32 == level + 1 {
+                                graph.level_start.push(j);
+                            }
                             graph.keys.push(key);
-                            graph.dist.push(level + 1);
                             graph.parent.push(*i);
                             next.push((j, pos));
                             j
