@@ -62,7 +62,8 @@ impl Default for ProofBudget {
     }
 }
 
-fn target_of(input: &PositionInput) -> Target {
+/// The proof-game target of a user's position: known castling and e.p. fields must match.
+pub fn target_of(input: &PositionInput) -> Target {
     Target {
         board: input.board.clone(),
         turn: input.turn,

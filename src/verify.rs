@@ -63,28 +63,14 @@ fn replay(
     start: &Position,
     moves: &[Move],
     target: &Position,
-    mut sans: Option<&mut Vec<String>>,
+    sans: Option<&mut Vec<String>>,
 ) -> Result<(), ReplayError> {
-    let mut pos =
+    let pos =
         Chess::from_setup(start.to_setup(), CastlingMode::Standard).map_err(|e| ReplayError {
             index: 0,
             message: format!("the starting position {} is not valid: {e}", start.fen4()),
         })?;
-    for (index, mv) in moves.iter().enumerate() {
-        if !pos.is_legal(*mv) {
-            return Err(ReplayError {
-                index,
-                message: format!(
-                    "{mv:?} is not legal in {}",
-                    Position::from_chess(&pos).fen4()
-                ),
-            });
-        }
-        if let Some(sans) = sans.as_deref_mut() {
-            sans.push(SanPlus::from_move(pos.clone(), *mv).to_string());
-        }
-        pos.play_unchecked(*mv);
-    }
+    let pos = play_all(pos, moves, sans)?;
     if !same_position(&pos, target, moves.last()) {
         return Err(ReplayError {
             index: moves.len().saturating_sub(1),
@@ -101,8 +87,17 @@ fn replay(
 /// Replays `moves` from the initial array, checking that each is legal; returns the position
 /// reached (canonical e.p. square) and the SAN of each move.
 pub fn replay_from_initial(moves: &[Move]) -> Result<(Position, Vec<String>), ReplayError> {
-    let mut pos = Chess::default();
     let mut sans = Vec::with_capacity(moves.len());
+    let end = play_all(Chess::default(), moves, Some(&mut sans))?;
+    Ok((Position::from_chess(&end), sans))
+}
+
+/// Plays `moves` from `pos`, each checked for legality, collecting SAN when asked.
+fn play_all(
+    mut pos: Chess,
+    moves: &[Move],
+    mut sans: Option<&mut Vec<String>>,
+) -> Result<Chess, ReplayError> {
     for (index, mv) in moves.iter().enumerate() {
         if !pos.is_legal(*mv) {
             return Err(ReplayError {
@@ -113,10 +108,12 @@ pub fn replay_from_initial(moves: &[Move]) -> Result<(Position, Vec<String>), Re
                 ),
             });
         }
-        sans.push(SanPlus::from_move(pos.clone(), *mv).to_string());
+        if let Some(sans) = sans.as_deref_mut() {
+            sans.push(SanPlus::from_move(pos.clone(), *mv).to_string());
+        }
         pos.play_unchecked(*mv);
     }
-    Ok((Position::from_chess(&pos), sans))
+    Ok(pos)
 }
 
 /// Checks one retraction: from `predecessor`, `mv` is legal and gives `pos`.

@@ -9,9 +9,8 @@ use retroclock::{
     clock::{Budget, Progress, solve_clock},
     format,
     lastmoves::{LastMovesBudget, last_moves},
-    legal::{ProofBudget, certify, judge},
-    position::Field,
-    proofgame::{self, Target},
+    legal::{ProofBudget, certify, judge, target_of},
+    proofgame,
     stipulation::{Stipulation, StipulationError},
     verdict::decide,
 };
@@ -107,15 +106,7 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
         ..ProofBudget::default()
     };
     if let Stipulation::ProofGame(plies) = stip {
-        let target = Target {
-            board: input.board.clone(),
-            turn: input.turn,
-            castling: input.castling.known(),
-            ep_square: match input.ep_square {
-                Field::Known(e) => Some(e),
-                Field::Unknown => None,
-            },
-        };
+        let target = target_of(&input);
         let pg_budget = proofgame::Budget {
             max_nodes: u64::MAX,
             deadline: args
