@@ -13,6 +13,7 @@
 //! * [`rules`] names the conventions (retro, FIDE, Piran, FIDE 1988).
 #![deny(missing_docs)]
 
+pub mod batch;
 pub mod clock;
 pub mod format;
 pub mod games;
