@@ -6,7 +6,7 @@ mod cli;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use cli::{Failure, solve::SolveArgs};
+use cli::{Failure, batch::BatchArgs, games::GamesArgs, solve::SolveArgs};
 
 #[derive(Parser)]
 #[command(
@@ -62,6 +62,10 @@ enum Command {
         #[arg(long)]
         dot: Option<std::path::PathBuf>,
     },
+    /// Report the no-progress runs of every game in PGN files (draw claims, 75-move rule).
+    Games(GamesArgs),
+    /// Check every entry of puzzle files against its stated answer (`sol`).
+    Batch(BatchArgs),
 }
 
 fn main() -> ExitCode {
@@ -89,6 +93,8 @@ fn main() -> ExitCode {
             depth,
             dot,
         }),
+        Command::Games(args) => cli::games::games(args),
+        Command::Batch(args) => cli::batch::batch(args),
     };
     match result {
         Ok(code) => code,
