@@ -316,9 +316,16 @@ pub fn compare(stated: &Solution, a: &Answer) -> (Status, String) {
             compare_every_history(*s, a.possibly, a.necessarily)
         }
         (Stipulation::ClockIs(..) | Stipulation::Fen | Stipulation::Legal, Solution::YesNo(s)) => {
+            let why = |p: bool| {
+                if p {
+                    "a legal history where it holds is witnessed"
+                } else {
+                    "it holds in no legal history (proven)"
+                }
+            };
             match a.possibly {
-                Some(p) if p == *s => (Status::Confirmed, format!("{} is proven", yes_no(p))),
-                Some(p) => (Status::Mismatch, format!("{} is proven", yes_no(p))),
+                Some(p) if p == *s => (Status::Confirmed, why(p).to_string()),
+                Some(p) => (Status::Mismatch, why(p).to_string()),
                 None => (
                     Status::Unknown,
                     "the search did not decide within its budget".to_string(),
@@ -329,9 +336,10 @@ pub fn compare(stated: &Solution, a: &Answer) -> (Status, String) {
             Status::Unknown,
             "the solver does not count retraction sequences".to_string(),
         ),
-        // The reader parses `sol` in the syntax of its stipulation, so this cannot happen.
+        // The reader parses `sol` in the syntax of its stipulation; only a hand-built entry
+        // can get here.
         (_, s) => (
-            Status::Mismatch,
+            Status::Error,
             format!(
                 "the stated answer '{s}' is not an answer to {}",
                 a.stipulation
@@ -397,10 +405,12 @@ fn compare_range(
         c.complete && c.parities == only
     };
     if decided && c.min == Some(smin) && max_equal && sparity.is_none_or(parity_proven) {
-        return (
-            Status::Confirmed,
-            "minimum, maximum and parity are proven".to_string(),
-        );
+        let what = if sparity.is_some() {
+            "minimum, maximum and parity are proven"
+        } else {
+            "minimum and maximum are proven"
+        };
+        return (Status::Confirmed, what.to_string());
     }
     let min_seen = c.value_possible(smin);
     let max_seen = match smax {

@@ -75,7 +75,10 @@ fn malformed_lines_are_errors_with_file_and_line_and_the_rest_is_solved() {
     let file = path.display().to_string();
     for (line, what) in [
         (2, "FEN field 1 (placement)"),
-        (4, "stipulation 'mate in 2', at character 1: unknown stipulation"),
+        (
+            4,
+            "stipulation 'mate in 2', at character 1: unknown stipulation",
+        ),
         (5, "sol: expected 'yes' or 'no', found 'perhaps'"),
         (6, "sol: the range 9..3 is empty"),
     ] {
