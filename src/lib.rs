@@ -15,6 +15,7 @@
 //! * [`rules`] names the conventions (retro, FIDE, Piran, FIDE 1988).
 #![deny(missing_docs)]
 
+pub mod batch;
 pub mod clock;
 pub mod format;
 pub mod games;

@@ -6,7 +6,7 @@ mod cli;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use cli::{Failure, solve::SolveArgs};
+use cli::{Failure, batch::BatchArgs, games::GamesArgs, solve::SolveArgs};
 
 #[derive(Parser)]
 #[command(
@@ -34,6 +34,10 @@ enum Command {
     },
     /// Answer a stipulation about a position's history: clock values, draw claims, game over.
     Solve(SolveArgs),
+    /// Report the no-progress runs of every game in PGN files (draw claims, 75-move rule).
+    Games(GamesArgs),
+    /// Check every entry of puzzle files against its stated answer (`sol`).
+    Batch(BatchArgs),
 }
 
 fn main() -> ExitCode {
@@ -41,6 +45,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Retract { fen, rules, json } => cli::retract::retract(&fen, &rules, json),
         Command::Solve(args) => cli::solve::solve(args),
+        Command::Games(args) => cli::games::games(args),
+        Command::Batch(args) => cli::batch::batch(args),
     };
     match result {
         Ok(code) => code,

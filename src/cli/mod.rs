@@ -1,6 +1,8 @@
 //! The subcommands of the `retroclock` binary: each reads its arguments, calls the library and
 //! prints. Shared here: the failure type, argument parsing helpers, output and progress.
 
+pub mod batch;
+pub mod games;
 pub mod retract;
 pub mod solve;
 
@@ -50,6 +52,22 @@ pub fn progress_bar() -> Option<indicatif::ProgressBar> {
         return None;
     }
     let bar = indicatif::ProgressBar::new_spinner();
+    bar.enable_steady_tick(Duration::from_millis(200));
+    Some(bar)
+}
+
+/// A bar counting `len` items (named `unit`) on stderr when it is a terminal; none otherwise.
+pub fn counting_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(len);
+    let template = format!("{{bar:40}} {{pos}}/{{len}} {unit}, {{elapsed}} (eta {{eta}})");
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(&template)
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
     bar.enable_steady_tick(Duration::from_millis(200));
     Some(bar)
 }

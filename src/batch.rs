@@ -1,0 +1,912 @@
+//! Batch checks of puzzle collections: every entry is solved and its answer compared with the
+//! stated one (`sol`). No I/O here: entries in, outcomes out; the `batch` subcommand reads the
+//! files and prints what [`outcome_human`], [`outcome_json`] and [`outcome_csv`] return.
+//!
+//! How each stipulation's answer is compared with `sol` is defined in `puzzles/README.md`;
+//! [`compare`] implements that definition and nothing else.
+
+use std::{
+    fmt,
+    time::{Duration, Instant},
+};
+
+use rayon::prelude::*;
+use serde_json::{Value, json};
+
+use crate::{
+    clock::{Budget, ClockAnswer, MaxClock, Standing, solve_clock},
+    format,
+    lastmoves::{LastMovesBudget, last_moves},
+    legal::{ProofBudget, judge, target_of},
+    proofgame,
+    puzzle::{Puzzle, Solution, parse_puzzles},
+    stipulation::Stipulation,
+    verdict::{Answer, decide},
+};
+
+/// The limits every entry is solved with.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// The most positions one entry's search may store.
+    pub max_nodes: u64,
+    /// The time one entry's search may take (counted from the start of that entry).
+    pub timeout: Option<Duration>,
+    /// Depth of the legal retraction chain required of a reset's predecessor.
+    pub chain_depth: u32,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        let budget = Budget::default();
+        Settings {
+            max_nodes: budget.max_nodes,
+            timeout: None,
+            chain_depth: budget.chain_depth,
+        }
+    }
+}
+
+/// One entry of a collection: where it comes from and what was read there.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    /// The file's name as the user gave it.
+    pub file: String,
+    /// The line in the file (1-based); 0 when the file itself could not be read.
+    pub line: usize,
+    /// The text of that line (or empty).
+    pub source: String,
+    /// The entry, or what is wrong with it.
+    pub puzzle: Result<Puzzle, String>,
+}
+
+/// Reads the entries of one puzzle file's text (see [`crate::puzzle`] for the format). A stated
+/// answer that cannot be true of any position (an empty range, a parity that its bounds do not
+/// have) makes the entry an error too.
+pub fn entries_from_text(file: &str, text: &str) -> Vec<Entry> {
+    let lines: Vec<&str> = text.lines().collect();
+    parse_puzzles(text)
+        .into_iter()
+        .map(|result| {
+            let line = match &result {
+                Ok(p) => p.line,
+                Err(e) => e.line,
+            };
+            let puzzle = match result {
+                Ok(p) => match p.solution.as_ref().map(check_stated) {
+                    Some(Err(message)) => Err(format!("sol: {message}")),
+                    _ => Ok(p),
+                },
+                Err(e) => Err(e.message),
+            };
+            Entry {
+                file: file.to_string(),
+                line,
+                source: lines
+                    .get(line.wrapping_sub(1))
+                    .map_or_else(String::new, |l| l.trim().to_string()),
+                puzzle,
+            }
+        })
+        .collect()
+}
+
+/// An entry standing for a file that could not be read.
+pub fn file_error(file: &str, message: impl Into<String>) -> Entry {
+    Entry {
+        file: file.to_string(),
+        line: 0,
+        source: String::new(),
+        puzzle: Err(message.into()),
+    }
+}
+
+/// Refuses a stated range that no set of clock values can have.
+fn check_stated(s: &Solution) -> Result<(), String> {
+    if let Solution::Range { min, max, parity } = *s {
+        if let Some(m) = max
+            && m < min
+        {
+            return Err(format!("the range {s} is empty"));
+        }
+        if let Some(p) = parity {
+            let name = if p == 0 { "even" } else { "odd" };
+            if min % 2 != u64::from(p) {
+                return Err(format!("{s}: the minimum {min} is not {name}"));
+            }
+            if let Some(m) = max
+                && m % 2 != u64::from(p)
+            {
+                return Err(format!("{s}: the maximum {m} is not {name}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// How an entry's answer relates to its stated answer.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// The solver proves (or witnesses, where the answer is a witness) the stated answer.
+    Confirmed,
+    /// The solver proves another answer.
+    Mismatch,
+    /// The stated answer holds in some histories but is not the only answer.
+    Ambiguous,
+    /// The budget ran out before the comparison was decided.
+    Unknown,
+    /// The entry states no answer; the solver's answer is reported.
+    Unstated,
+    /// The entry cannot be read.
+    Error,
+}
+
+impl Status {
+    /// Every status, in the order the summary lists them.
+    pub const ALL: [Status; 6] = [
+        Status::Confirmed,
+        Status::Mismatch,
+        Status::Ambiguous,
+        Status::Unknown,
+        Status::Unstated,
+        Status::Error,
+    ];
+
+    /// The name used in every output format.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Confirmed => "confirmed",
+            Status::Mismatch => "mismatch",
+            Status::Ambiguous => "ambiguous",
+            Status::Unknown => "unknown",
+            Status::Unstated => "unstated",
+            Status::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The result of checking one entry.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// How the answer relates to the stated one.
+    pub status: Status,
+    /// The stated answer, if any.
+    pub stated: Option<Solution>,
+    /// The solver's answer, written like a stated answer where possible.
+    pub solver: Option<String>,
+    /// Why the status was given (for `error`: what is wrong with the entry).
+    pub reason: String,
+    /// The full answer (without the explored graph), unless the entry is an error.
+    pub answer: Option<Answer>,
+}
+
+/// Solves one entry and compares its answer with the stated one.
+pub fn check(entry: &Entry, settings: &Settings) -> Outcome {
+    let puzzle = match &entry.puzzle {
+        Ok(p) => p,
+        Err(message) => {
+            return Outcome {
+                status: Status::Error,
+                stated: None,
+                solver: None,
+                reason: message.clone(),
+                answer: None,
+            };
+        }
+    };
+    let budget = Budget {
+        max_nodes: settings.max_nodes,
+        deadline: settings.timeout.map(|t| Instant::now() + t),
+        chain_depth: settings.chain_depth,
+        ..Budget::default()
+    };
+    let clock = solve_clock(&puzzle.position, puzzle.rules, &budget, &|_| {});
+    let mut answer = decide(puzzle.stipulation, &puzzle.position, clock);
+    let proof_budget = ProofBudget {
+        time: settings
+            .timeout
+            .unwrap_or(Duration::from_secs(2))
+            .min(Duration::from_secs(2)),
+        ..ProofBudget::default()
+    };
+    if puzzle.stipulation == Stipulation::Legal {
+        let legality = judge(&puzzle.position, &answer.clock, &proof_budget);
+        answer = answer.with_legality(legality);
+    }
+    // `last N?` and `proofgame N` are answered by a count: (count, complete).
+    let counted = match puzzle.stipulation {
+        Stipulation::Last(plies) => {
+            let limits = LastMovesBudget {
+                max_nodes: settings.max_nodes,
+                limit: 0,
+                ..LastMovesBudget::default()
+            };
+            let found = last_moves(
+                &puzzle.position,
+                plies,
+                1,
+                puzzle.rules.convention(),
+                &limits,
+            );
+            Some((found.count, found.complete))
+        }
+        Stipulation::ProofGame(plies) => {
+            let pg_budget = proofgame::Budget {
+                max_nodes: settings.max_nodes.saturating_mul(10),
+                deadline: settings.timeout.map(|t| Instant::now() + t),
+            };
+            let found = proofgame::proof_games(&target_of(&puzzle.position), plies, &pg_budget, 0);
+            Some((found.count, found.complete))
+        }
+        _ => None,
+    };
+    let solver = match counted {
+        Some((n, true)) => n.to_string(),
+        Some((n, false)) => format!(">={n} (search incomplete)"),
+        None => solver_answer(&answer),
+    };
+    let (status, reason) = match (&puzzle.solution, counted) {
+        (None, _) => (Status::Unstated, "no stated answer".to_string()),
+        (Some(Solution::Count(stated)), Some((n, complete))) => compare_count(*stated, n, complete),
+        (Some(stated), _) => compare(stated, &answer),
+    };
+    let mut answer = answer;
+    // The graph can be large; the comparison above was its last use.
+    answer.clock.graph = None;
+    answer.clock.analysis = None;
+    Outcome {
+        status,
+        stated: puzzle.solution,
+        solver: Some(solver),
+        reason,
+        answer: Some(answer),
+    }
+}
+
+/// Checks every entry in parallel on the current rayon pool; the outcomes are in entry order.
+/// `done` is called once per finished entry (for a progress display).
+pub fn run(entries: &[Entry], settings: &Settings, done: &(dyn Fn() + Sync)) -> Vec<Outcome> {
+    entries
+        .par_iter()
+        .map(|e| {
+            let outcome = check(e, settings);
+            done();
+            outcome
+        })
+        .collect()
+}
+
+fn no_history(c: &ClockAnswer) -> bool {
+    matches!(c.standing, Standing::Illegal(_) | Standing::NoHistory)
+}
+
+fn yes_no(b: bool) -> &'static str {
+    if b { "yes" } else { "no" }
+}
+
+/// The solver's answer, in the syntax of a stated answer where it is decided
+/// (`3..17 odd`, `0..inf`, `yes`, `no`), otherwise in words.
+pub fn solver_answer(a: &Answer) -> String {
+    let c = &a.clock;
+    match a.stipulation {
+        Stipulation::Clock => {
+            if no_history(c) {
+                return "no legal history".to_string();
+            }
+            let min = match c.min {
+                Some(m) => m.to_string(),
+                None => format!(">={}", c.min_lower_bound),
+            };
+            let max = match c.max {
+                MaxClock::Bounded(m) => m.to_string(),
+                MaxClock::Unbounded => "inf".to_string(),
+                MaxClock::Unknown { at_least: Some(m) } => format!(">={m}"),
+                MaxClock::Unknown { at_least: None } => "?".to_string(),
+            };
+            let parity = match (c.parities, c.complete) {
+                ([true, false], true) => " even",
+                ([false, true], true) => " odd",
+                _ => "",
+            };
+            let open = if c.min.is_none() || matches!(c.max, MaxClock::Unknown { .. }) {
+                " (search incomplete)"
+            } else {
+                ""
+            };
+            format!("{min}..{max}{parity}{open}")
+        }
+        Stipulation::Claim | Stipulation::Over => match (a.possibly, a.necessarily) {
+            (_, Some(true)) => "yes".to_string(),
+            (Some(false), _) => "no".to_string(),
+            (Some(true), Some(false)) => "yes in some histories, no in others".to_string(),
+            (Some(true), None) => "yes in some histories, unknown whether in all".to_string(),
+            (None, Some(false)) => "no in some histories, unknown whether in all".to_string(),
+            (None, None) => "unknown".to_string(),
+        },
+        Stipulation::Last(_) | Stipulation::ProofGame(_) => {
+            "answered by a count (see the count in the report)".to_string()
+        }
+        Stipulation::ClockIs(..) | Stipulation::Fen | Stipulation::Legal => {
+            a.possibly.map_or("unknown", yes_no).to_string()
+        }
+    }
+}
+
+/// Compares a stated answer with the solver's answer; returns the status and why. The rules are
+/// those of `puzzles/README.md` ("How answers are compared").
+pub fn compare(stated: &Solution, a: &Answer) -> (Status, String) {
+    let c = &a.clock;
+    let illegal_ok = matches!(a.stipulation, Stipulation::Fen | Stipulation::Legal);
+    if no_history(c) && !illegal_ok {
+        return (
+            Status::Mismatch,
+            "the position has no legal history, so no stated answer about it can be confirmed"
+                .to_string(),
+        );
+    }
+    match (a.stipulation, stated) {
+        (Stipulation::Clock, Solution::Range { min, max, parity }) => {
+            compare_range(*min, *max, *parity, c)
+        }
+        (Stipulation::Claim | Stipulation::Over, Solution::YesNo(s)) => {
+            compare_every_history(*s, a.possibly, a.necessarily)
+        }
+        (Stipulation::ClockIs(..) | Stipulation::Fen | Stipulation::Legal, Solution::YesNo(s)) => {
+            let why = |p: bool| {
+                if p {
+                    "a legal history where it holds is witnessed"
+                } else {
+                    "it holds in no legal history (proven)"
+                }
+            };
+            match a.possibly {
+                Some(p) if p == *s => (Status::Confirmed, why(p).to_string()),
+                Some(p) => (Status::Mismatch, why(p).to_string()),
+                None => (
+                    Status::Unknown,
+                    "the search did not decide within its budget".to_string(),
+                ),
+            }
+        }
+        // The reader parses `sol` in the syntax of its stipulation; only a hand-built entry
+        // can get here.
+        (_, s) => (
+            Status::Error,
+            format!(
+                "the stated answer '{s}' is not an answer to {}",
+                a.stipulation
+            ),
+        ),
+    }
+}
+
+/// `last N?` and `proofgame N`: the stated number against the count (a lower bound when the
+/// search was incomplete).
+fn compare_count(stated: u64, count: u64, complete: bool) -> (Status, String) {
+    if complete && count == stated {
+        (
+            Status::Confirmed,
+            format!("exactly {count}, counted in full"),
+        )
+    } else if complete || count > stated {
+        (
+            Status::Mismatch,
+            format!("{}{count} counted", if complete { "" } else { "at least " }),
+        )
+    } else {
+        (
+            Status::Unknown,
+            format!("at least {count} counted before the budget ran out"),
+        )
+    }
+}
+
+/// `claim?` and `over?`: yes means in every legal history; the stated answer is confirmed only
+/// when it is the same in every legal history.
+fn compare_every_history(
+    stated: bool,
+    possibly: Option<bool>,
+    necessarily: Option<bool>,
+) -> (Status, String) {
+    let both = "it holds in some legal histories and not in others, so the answer depends on the unknown history";
+    let (confirmed, refuted) = if stated {
+        (necessarily == Some(true), possibly == Some(false))
+    } else {
+        (necessarily == Some(false), necessarily == Some(true))
+    };
+    if confirmed {
+        let why = if stated {
+            "it holds in every legal history"
+        } else if possibly == Some(false) {
+            "it holds in no legal history"
+        } else {
+            "a legal history where it does not hold is witnessed"
+        };
+        (Status::Confirmed, why.to_string())
+    } else if refuted {
+        let why = if stated {
+            "it holds in no legal history"
+        } else {
+            "it holds in every legal history"
+        };
+        (Status::Mismatch, why.to_string())
+    } else if stated && possibly == Some(true) && necessarily == Some(false) {
+        (Status::Ambiguous, both.to_string())
+    } else {
+        (
+            Status::Unknown,
+            "the search did not decide within its budget".to_string(),
+        )
+    }
+}
+
+/// `clock?`: the stated `MIN..MAX [parity]` against the solver's minimum, maximum and parities.
+fn compare_range(
+    smin: u64,
+    smax: Option<u64>,
+    sparity: Option<u8>,
+    c: &ClockAnswer,
+) -> (Status, String) {
+    let decided = c.min.is_some() && !matches!(c.max, MaxClock::Unknown { .. });
+    let max_equal = match (smax, c.max) {
+        (Some(s), MaxClock::Bounded(m)) => s == m,
+        (None, MaxClock::Unbounded) => true,
+        _ => false,
+    };
+    // A parity is proven only by a complete search (an unexplored origin could add the other).
+    let parity_proven = |p: u8| {
+        let mut only = [false, false];
+        only[usize::from(p)] = true;
+        (c.complete && c.parities == only) || c.parity_proven == Some(p)
+    };
+    if decided && c.min == Some(smin) && max_equal && sparity.is_none_or(parity_proven) {
+        let what = if sparity.is_some() {
+            "minimum, maximum and parity are proven"
+        } else {
+            "minimum and maximum are proven"
+        };
+        return (Status::Confirmed, what.to_string());
+    }
+    let min_seen = c.value_possible(smin);
+    let max_seen = match smax {
+        Some(m) => c.value_possible(m),
+        None => match c.max {
+            MaxClock::Unbounded => Some(true),
+            MaxClock::Bounded(_) => Some(false),
+            MaxClock::Unknown { .. } => None,
+        },
+    };
+    let mut missing = Vec::new();
+    if min_seen == Some(false) {
+        missing.push(format!("the stated minimum {smin} is impossible"));
+    }
+    if max_seen == Some(false) {
+        missing.push(match smax {
+            Some(m) => format!("the stated maximum {m} is impossible"),
+            None => "the clock is proven bounded".to_string(),
+        });
+    }
+    let mut extra = Vec::new();
+    if let Some(m) = c.min
+        && m < smin
+    {
+        extra.push(format!("{m} is possible, below the stated minimum"));
+    }
+    if let Some(s) = smax {
+        match c.max {
+            MaxClock::Bounded(m) if m > s => {
+                extra.push(format!("{m} is possible, above the stated maximum"));
+            }
+            MaxClock::Unbounded => extra.push("the clock is unbounded".to_string()),
+            MaxClock::Unknown { at_least: Some(m) } if m > s => {
+                extra.push(format!("{m} is possible, above the stated maximum"));
+            }
+            _ => {}
+        }
+    }
+    if let Some(p) = sparity
+        && c.parities[usize::from(1 - p)]
+    {
+        let other = if p == 0 { "odd" } else { "even" };
+        extra.push(format!("{other} values are possible"));
+    }
+    if !missing.is_empty() {
+        missing.extend(extra);
+        return (Status::Mismatch, missing.join("; "));
+    }
+    if !extra.is_empty() {
+        return if min_seen == Some(true) && max_seen == Some(true) {
+            (
+                Status::Ambiguous,
+                format!(
+                    "the stated bounds are possible but not the whole answer: {}",
+                    extra.join("; ")
+                ),
+            )
+        } else {
+            (Status::Mismatch, extra.join("; "))
+        };
+    }
+    let why = if decided {
+        "the parity is not proven: the search is incomplete"
+    } else {
+        "the search did not decide within its budget"
+    };
+    (Status::Unknown, why.to_string())
+}
+
+/// Counts per status.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Summary {
+    /// The count of each status, in the order of [`Status::ALL`].
+    pub counts: [usize; 6],
+}
+
+impl Summary {
+    /// Counts the outcomes.
+    pub fn of(outcomes: &[Outcome]) -> Summary {
+        let mut s = Summary::default();
+        for o in outcomes {
+            s.counts[Status::ALL.iter().position(|&x| x == o.status).unwrap_or(5)] += 1;
+        }
+        s
+    }
+
+    /// How many outcomes have `status`.
+    pub fn count(&self, status: Status) -> usize {
+        self.counts[Status::ALL.iter().position(|&x| x == status).unwrap_or(5)]
+    }
+
+    /// The exit status: 2 when any entry is an error, else 1 when any is a mismatch, ambiguous
+    /// or unknown, else 0.
+    pub fn exit_code(&self) -> u8 {
+        if self.count(Status::Error) > 0 {
+            2
+        } else if self.count(Status::Mismatch)
+            + self.count(Status::Ambiguous)
+            + self.count(Status::Unknown)
+            > 0
+        {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<String> = Status::ALL
+            .iter()
+            .map(|&s| format!("{} {s}", self.count(s)))
+            .collect();
+        f.write_str(&parts.join(", "))
+    }
+}
+
+/// A part of a collection: the entries whose 0-based index `i` satisfies `i % n == k - 1`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Shard {
+    /// Which part, 1-based.
+    pub k: usize,
+    /// Into how many parts.
+    pub n: usize,
+}
+
+impl Shard {
+    /// Reads `K/N` with `1 <= K <= N`.
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let bad = || format!("expected K/N with 1 <= K <= N (e.g. 2/3), found '{text}'");
+        let (k, n) = text.trim().split_once('/').ok_or_else(bad)?;
+        let k: usize = k.trim().parse().map_err(|_| bad())?;
+        let n: usize = n.trim().parse().map_err(|_| bad())?;
+        if k == 0 || n == 0 || k > n {
+            return Err(bad());
+        }
+        Ok(Shard { k, n })
+    }
+
+    /// Whether the entry with 0-based index `i` belongs to this part.
+    pub fn contains(&self, i: usize) -> bool {
+        i % self.n == self.k - 1
+    }
+}
+
+fn location(e: &Entry) -> String {
+    if e.line == 0 {
+        e.file.clone()
+    } else {
+        format!("{}:{}", e.file, e.line)
+    }
+}
+
+/// One entry's report for a person, one line:
+/// `FILE:LINE [id] STIPULATION [RULES]: STATUS (stated …, solver …): reason`, or
+/// `FILE:LINE: error: what is wrong`.
+pub fn outcome_human(e: &Entry, o: &Outcome) -> String {
+    let p = match &e.puzzle {
+        Ok(p) => p,
+        Err(_) => return format!("{}: error: {}\n", location(e), o.reason),
+    };
+    let id =
+        p.id.as_ref()
+            .map(|id| format!(" \"{id}\""))
+            .unwrap_or_default();
+    let solver = o.solver.as_deref().unwrap_or("none");
+    let what = match &o.stated {
+        Some(s) => format!("stated {s}, solver {solver}"),
+        None => format!("solver {solver}"),
+    };
+    let reason = match o.status {
+        Status::Confirmed | Status::Unstated => String::new(),
+        _ => format!(": {}", o.reason),
+    };
+    format!(
+        "{}{id} {} [{}]: {} ({what}){reason}\n",
+        location(e),
+        p.stipulation,
+        p.rules.name(),
+        o.status
+    )
+}
+
+/// One entry as a JSON object: `file`, `line`, `id`, `fen`, `status`, `stated`, `solver`,
+/// `reason`, then the fields of [`format::answer_json`] (`stipulation`, `rules`, `verdict`,
+/// `possibly`, `necessarily`, `clock`, …); for an error, `error` and `source` instead of the
+/// answer.
+pub fn outcome_json(e: &Entry, o: &Outcome, threads: usize) -> Value {
+    let mut v = json!({
+        "file": e.file,
+        "line": e.line,
+        "status": o.status,
+    });
+    match (&e.puzzle, &o.answer) {
+        (Ok(p), Some(a)) => {
+            if let Value::Object(fields) = format::answer_json(a, threads) {
+                for (k, val) in fields {
+                    v[k] = val;
+                }
+            }
+            v["id"] = json!(p.id);
+            v["fen"] = json!(p.position.fen());
+            v["stated"] = json!(o.stated.map(|s| s.to_string()));
+            v["solver"] = json!(o.solver);
+            v["reason"] = json!(o.reason);
+        }
+        _ => {
+            v["error"] = json!(o.reason);
+            v["source"] = json!(e.source);
+        }
+    }
+    v
+}
+
+/// The CSV header matching [`outcome_csv`].
+pub const CSV_HEADER: &str = "file,line,id,fen,stipulation,rules,status,stated,solver,verdict,possibly,necessarily,min,max,parity,complete,nodes,reason\n";
+
+/// Quotes a CSV field when it holds a comma, a quote or a line break (RFC 4180).
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// One entry as a CSV row (see [`CSV_HEADER`]).
+pub fn outcome_csv(e: &Entry, o: &Outcome) -> String {
+    let opt = |b: Option<bool>| b.map_or(String::new(), |b| b.to_string());
+    let mut cols: Vec<String> = vec![e.file.clone(), e.line.to_string()];
+    match (&e.puzzle, &o.answer) {
+        (Ok(p), Some(a)) => {
+            let c = &a.clock;
+            let max = match c.max {
+                MaxClock::Bounded(m) => m.to_string(),
+                MaxClock::Unbounded => "inf".to_string(),
+                MaxClock::Unknown { .. } => String::new(),
+            };
+            let parity = match c.parities {
+                [true, true] => "both",
+                [true, false] => "even",
+                [false, true] => "odd",
+                [false, false] => "none",
+            };
+            cols.extend([
+                p.id.clone().unwrap_or_default(),
+                p.position.fen(),
+                p.stipulation.to_string(),
+                p.rules.name().to_string(),
+                o.status.to_string(),
+                o.stated.map(|s| s.to_string()).unwrap_or_default(),
+                o.solver.clone().unwrap_or_default(),
+                a.verdict.to_string(),
+                opt(a.possibly),
+                opt(a.necessarily),
+                c.min.map(|m| m.to_string()).unwrap_or_default(),
+                max,
+                parity.to_string(),
+                c.complete.to_string(),
+                c.nodes.to_string(),
+                o.reason.clone(),
+            ]);
+        }
+        _ => {
+            cols.extend(std::iter::repeat_n(String::new(), 4));
+            cols.push(o.status.to_string());
+            cols.extend(std::iter::repeat_n(String::new(), 10));
+            cols.push(o.reason.clone());
+        }
+    }
+    let row: Vec<String> = cols.iter().map(|c| csv_field(c)).collect();
+    format!("{}\n", row.join(","))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> Settings {
+        Settings {
+            max_nodes: 5_000,
+            ..Settings::default()
+        }
+    }
+
+    fn outcome(line: &str) -> (Entry, Outcome) {
+        let mut entries = entries_from_text("t.epd", line);
+        assert_eq!(entries.len(), 1, "{line}");
+        let e = entries.remove(0);
+        let o = check(&e, &settings());
+        (e, o)
+    }
+
+    #[test]
+    fn shards_partition_and_bad_shards_are_refused() {
+        let shards: Vec<Shard> = (1..=3)
+            .map(|k| Shard::parse(&format!("{k}/3")).expect("valid"))
+            .collect();
+        for i in 0..20 {
+            assert_eq!(shards.iter().filter(|s| s.contains(i)).count(), 1, "{i}");
+        }
+        for bad in ["0/3", "4/3", "1/0", "x/2", "2", "1/2/3", ""] {
+            let e = Shard::parse(bad).expect_err(bad);
+            assert!(e.contains("K/N"), "{e}");
+        }
+    }
+
+    #[test]
+    fn impossible_ranges_are_errors() {
+        let text = "4k3/8/8/8/8/8/8/4K3 w - - stip \"clock?\"; sol \"5..3\";\n\
+                    4k3/8/8/8/8/8/8/4K3 w - - stip \"clock?\"; sol \"3..8 odd\";\n\
+                    4k3/8/8/8/8/8/8/4K3 w - - stip \"clock?\"; sol \"2..inf odd\";\n";
+        let entries = entries_from_text("t.epd", text);
+        let errors: Vec<&str> = entries
+            .iter()
+            .map(|e| e.puzzle.as_ref().expect_err("refused").as_str())
+            .collect();
+        assert!(errors[0].contains("empty"), "{}", errors[0]);
+        assert!(errors[1].contains("maximum 8 is not odd"), "{}", errors[1]);
+        assert!(errors[2].contains("minimum 2 is not odd"), "{}", errors[2]);
+        assert_eq!(entries[2].line, 3);
+        assert!(entries[2].source.contains("2..inf odd"));
+    }
+
+    #[test]
+    fn clock_ranges_confirm_mismatch_and_ambiguity() {
+        // White king and rook against a lone king: every clock value from 0 up is possible.
+        let fen = "8/8/4k3/8/8/3K4/8/7R w - - stip \"clock?\"; rules fide;";
+        let (_, o) = outcome(&format!("{fen} sol \"0..inf\";"));
+        assert_eq!(o.status, Status::Confirmed, "{}", o.reason);
+        assert_eq!(o.solver.as_deref(), Some("0..inf"));
+        let (_, o) = outcome(&format!("{fen} sol \"1..inf\";"));
+        assert_eq!(o.status, Status::Ambiguous, "{}", o.reason);
+        assert!(o.reason.contains("0 is possible"), "{}", o.reason);
+        let (_, o) = outcome(&format!("{fen} sol \"0..40\";"));
+        assert_eq!(o.status, Status::Ambiguous, "{}", o.reason);
+        let (_, o) = outcome(&format!("{fen} sol \"0..inf even\";"));
+        assert_eq!(o.status, Status::Ambiguous, "{}", o.reason);
+        assert!(o.reason.contains("odd values"), "{}", o.reason);
+    }
+
+    #[test]
+    fn the_initial_array() {
+        // Knight moves back and forth keep the castling rights: the clock is a multiple of 4,
+        // without bound; the parity is not proven by an incomplete search.
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+        let (_, o) = outcome(&format!("{start} stip \"clock?\"; sol \"0..inf\";"));
+        assert_eq!(o.status, Status::Confirmed, "{}", o.reason);
+        let (_, o) = outcome(&format!("{start} stip \"clock?\"; sol \"0..inf even\";"));
+        assert_eq!(o.status, Status::Unknown, "{}", o.reason);
+        assert!(o.reason.contains("parity is not proven"), "{}", o.reason);
+        let (_, o) = outcome(&format!("{start} stip \"clock?\"; sol \"0..4\";"));
+        assert_eq!(o.status, Status::Ambiguous, "{}", o.reason);
+        let (_, o) = outcome(&format!("{start} stip \"clock?\"; sol \"2..inf\";"));
+        assert_eq!(o.status, Status::Mismatch, "{}", o.reason);
+        assert!(o.reason.contains("0 is possible"), "{}", o.reason);
+        let (_, o) = outcome(&format!("{start} stip \"clock>=4\"; sol \"yes\";"));
+        assert_eq!(o.status, Status::Confirmed, "{}", o.reason);
+        let (_, o) = outcome(&format!("{start} stip \"clock>=4\"; sol \"no\";"));
+        assert_eq!(o.status, Status::Mismatch, "{}", o.reason);
+        // The fullmove number 1 allows no clock above 0.
+        let (_, o) = outcome(&format!(
+            "{start} stip \"fen\"; hmvc 3; fmvn 1; sol \"no\";"
+        ));
+        assert_eq!(o.status, Status::Confirmed, "{}", o.reason);
+        let (e, o) = outcome(&format!("{start} stip \"over?\";"));
+        assert_eq!(o.status, Status::Unstated);
+        assert_eq!(
+            o.solver.as_deref(),
+            Some("yes in some histories, no in others")
+        );
+        assert!(outcome_human(&e, &o).contains("unstated (solver yes in some"));
+    }
+
+    #[test]
+    fn claims_that_depend_on_the_history_are_ambiguous() {
+        // Clock 0 to unbounded: a claim is possible in some histories, not in all.
+        let fen = "8/8/4k3/8/8/3K4/8/7R w - - stip \"claim?\"; rules fide;";
+        for sol in ["yes", "no"] {
+            let (_, o) = outcome(&format!("{fen} sol \"{sol}\";"));
+            assert_eq!(o.status, Status::Ambiguous, "{sol}: {}", o.reason);
+        }
+        assert_eq!(
+            compare_every_history(true, Some(true), Some(true)).0,
+            Status::Confirmed
+        );
+        assert_eq!(
+            compare_every_history(true, Some(false), Some(false)).0,
+            Status::Mismatch
+        );
+        assert_eq!(
+            compare_every_history(false, Some(false), Some(false)).0,
+            Status::Confirmed
+        );
+        assert_eq!(
+            compare_every_history(false, Some(true), Some(true)).0,
+            Status::Mismatch
+        );
+        assert_eq!(compare_every_history(false, None, None).0, Status::Unknown);
+        assert_eq!(
+            compare_every_history(true, Some(true), None).0,
+            Status::Unknown
+        );
+    }
+
+    #[test]
+    fn illegal_positions_confirm_only_fen_and_legal_no() {
+        // Two white kings.
+        let bad = "4k3/8/8/8/8/8/8/3KK3 w - -";
+        let (_, o) = outcome(&format!("{bad} stip \"legal?\"; sol \"no\";"));
+        assert_eq!(o.status, Status::Confirmed, "{}", o.reason);
+        let (_, o) = outcome(&format!("{bad} stip \"clock>=5\"; sol \"no\";"));
+        assert_eq!(o.status, Status::Mismatch, "{}", o.reason);
+        let (_, o) = outcome(&format!("{bad} stip \"clock?\"; sol \"0..0\";"));
+        assert_eq!(o.status, Status::Mismatch);
+        assert_eq!(o.solver.as_deref(), Some("no legal history"));
+    }
+
+    #[test]
+    fn csv_quoting_and_summary() {
+        assert_eq!(csv_field("plain"), "plain");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        let mut s = Summary::default();
+        assert_eq!(s.exit_code(), 0);
+        s.counts[4] = 3;
+        assert_eq!(s.exit_code(), 0);
+        s.counts[3] = 1;
+        assert_eq!(s.exit_code(), 1);
+        s.counts[5] = 1;
+        assert_eq!(s.exit_code(), 2);
+        assert_eq!(
+            s.to_string(),
+            "0 confirmed, 0 mismatch, 0 ambiguous, 1 unknown, 3 unstated, 1 error"
+        );
+    }
+}

@@ -1,0 +1,135 @@
+//! `retroclock batch`: checks every entry of puzzle files against its stated answer.
+
+use std::{path::PathBuf, process::ExitCode, time::Duration};
+
+use retroclock::batch::{self, Entry, Settings, Shard, Summary};
+
+use super::{Failure, counting_bar, emit, thread_pool};
+
+/// The output formats of `batch`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum Format {
+    /// One line per entry and a summary line.
+    Human,
+    /// One JSON object per entry (JSON Lines).
+    Jsonl,
+    /// A header and one row per entry.
+    Csv,
+}
+
+/// The arguments of `batch`.
+#[derive(clap::Args, Debug)]
+pub struct BatchArgs {
+    /// Puzzle files: EPD lines with id/stip/rules/sol/hmvc/fmvn operations, or plain FEN lines
+    /// (see puzzles/README.md).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Entries solved at once (default: all cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// The most positions one entry's search may store.
+    #[arg(long, default_value_t = 2_000_000)]
+    pub max_nodes: u64,
+    /// Seconds each entry may take (the answer then says what is proven so far).
+    #[arg(long)]
+    pub timeout: Option<f64>,
+    /// Check only part K of N: the entries whose 0-based index i has i % N == K-1.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+}
+
+/// Runs `batch`: exit 0 when every entry is confirmed or unstated, 1 when any is a mismatch,
+/// ambiguous or unknown, 2 when any is an error.
+pub fn batch(args: BatchArgs) -> Result<ExitCode, Failure> {
+    let shard = args
+        .shard
+        .as_deref()
+        .map(Shard::parse)
+        .transpose()
+        .map_err(|e| Failure(format!("--shard: {e}")))?;
+    let timeout = match args.timeout {
+        Some(t) if !(t.is_finite() && t > 0.0) => {
+            return Err(Failure(format!(
+                "--timeout must be a positive number of seconds, found {t}"
+            )));
+        }
+        Some(t) => Some(Duration::from_secs_f64(t)),
+        None => None,
+    };
+    let jobs = match args.jobs {
+        Some(0) => return Err(Failure("--jobs must be at least 1".into())),
+        other => other,
+    };
+    let (pool, threads) = thread_pool(jobs)?;
+    let settings = Settings {
+        max_nodes: args.max_nodes,
+        timeout,
+        ..Settings::default()
+    };
+
+    // File errors are reported in every shard; the entries are numbered across all files.
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut index = 0usize;
+    for path in &args.files {
+        let name = path.display().to_string();
+        match std::fs::read(path) {
+            Ok(bytes) => {
+                let text = String::from_utf8_lossy(&bytes);
+                for e in batch::entries_from_text(&name, &text) {
+                    if shard.is_none_or(|s| s.contains(index)) {
+                        entries.push(e);
+                    }
+                    index += 1;
+                }
+            }
+            Err(e) => entries.push(batch::file_error(&name, format!("cannot read: {e}"))),
+        }
+    }
+    for e in &entries {
+        if let Err(message) = &e.puzzle {
+            if e.line == 0 {
+                eprintln!("error: {}: {message}", e.file);
+            } else {
+                eprintln!("error: {}:{}: {message}", e.file, e.line);
+            }
+        }
+    }
+
+    let bar = counting_bar(entries.len() as u64, "entries");
+    let outcomes = pool.install(|| {
+        batch::run(&entries, &settings, &|| {
+            if let Some(bar) = &bar {
+                bar.inc(1);
+            }
+        })
+    });
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+
+    let summary = Summary::of(&outcomes);
+    let mut text = String::new();
+    if args.format == Format::Csv {
+        text.push_str(batch::CSV_HEADER);
+    }
+    for (e, o) in entries.iter().zip(&outcomes) {
+        match args.format {
+            Format::Human => text.push_str(&batch::outcome_human(e, o)),
+            Format::Jsonl => {
+                text.push_str(&batch::outcome_json(e, o, threads).to_string());
+                text.push('\n');
+            }
+            Format::Csv => text.push_str(&batch::outcome_csv(e, o)),
+        }
+    }
+    match args.format {
+        Format::Human => text.push_str(&format!("{summary}\n")),
+        // The machine formats keep one record per entry; the summary goes to stderr.
+        Format::Jsonl | Format::Csv => eprintln!("{summary}"),
+    }
+    emit(&text)?;
+    Ok(ExitCode::from(summary.exit_code()))
+}
