@@ -256,7 +256,6 @@ pub fn check(entry: &Entry, settings: &Settings) -> Outcome {
         (Some(Solution::Count(stated)), Some((n, complete))) => compare_count(*stated, n, complete),
         (Some(stated), _) => compare(stated, &answer),
     };
-    let mut answer = answer;
     // The graph can be large; the comparison above was its last use.
     answer.clock.graph = None;
     answer.clock.analysis = None;
