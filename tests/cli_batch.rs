@@ -1,6 +1,9 @@
 //! `retroclock batch` driven through the real binary: statuses, errors with file and line,
 //! exit codes, shards, and the JSON Lines and CSV outputs.
 
+mod common;
+
+use common::cli::run;
 use std::{
     collections::BTreeSet,
     path::{Path, PathBuf},
@@ -27,21 +30,6 @@ fn batch(files: &[&Path], extra: &[&str]) -> Command {
     cmd.arg("batch").args(files).args(["--max-nodes", "5000"]);
     cmd.args(extra);
     cmd
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(mut cmd: Command) -> Run {
-    let out = cmd.output().expect("the binary runs");
-    Run {
-        code: out.status.code().expect("an exit code"),
-        stdout: String::from_utf8(out.stdout).expect("UTF-8 output"),
-        stderr: String::from_utf8(out.stderr).expect("UTF-8 errors"),
-    }
 }
 
 /// Entries that the solver confirms within 5,000 positions each.

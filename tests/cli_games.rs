@@ -5,9 +5,12 @@
 //! variable `RETROCLOCK_CORPUS` overrides that folder. Without it the corpus tests say so on
 //! stderr and pass.
 
+mod common;
+
+use common::cli::{Run, run};
 use std::path::{Path, PathBuf};
 
-use assert_cmd::{Command, cargo::cargo_bin_cmd};
+use assert_cmd::cargo::cargo_bin_cmd;
 use serde_json::Value;
 
 fn clean_chess() -> Option<PathBuf> {
@@ -24,21 +27,6 @@ fn clean_chess() -> Option<PathBuf> {
             dir.display()
         );
         None
-    }
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(mut cmd: Command) -> Run {
-    let out = cmd.output().expect("the binary runs");
-    Run {
-        code: out.status.code().expect("an exit code"),
-        stdout: String::from_utf8(out.stdout).expect("UTF-8 output"),
-        stderr: String::from_utf8(out.stderr).expect("UTF-8 errors"),
     }
 }
 

@@ -2,6 +2,7 @@
 //! generators and a small deterministic PRNG (no external crates beyond shakmaty).
 #![allow(dead_code)]
 
+pub mod cli;
 pub mod oracle;
 pub mod positions;
 

@@ -1,0 +1,23 @@
+//! Running the real binary from tests: exit code, stdout and stderr of one command.
+
+use assert_cmd::Command;
+
+/// What one run of the binary gave.
+pub struct Run {
+    /// The exit code.
+    pub code: i32,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+/// Runs `cmd` to its end.
+pub fn run(mut cmd: Command) -> Run {
+    let out = cmd.output().expect("the binary runs");
+    Run {
+        code: out.status.code().expect("an exit code"),
+        stdout: String::from_utf8(out.stdout).expect("UTF-8 output"),
+        stderr: String::from_utf8(out.stderr).expect("UTF-8 errors"),
+    }
+}
