@@ -325,7 +325,7 @@ pub fn solver_answer(a: &Answer) -> String {
             (Some(false), _) => "no".to_string(),
             (Some(true), Some(false)) => "yes in some histories, no in others".to_string(),
             (Some(true), None) => "yes in some histories, unknown whether in all".to_string(),
-            (None, Some(false)) => "no in some histories, unknown whether in all".to_string(),
+            (None, Some(false)) => "no in some histories, unknown whether yes in any".to_string(),
             (None, None) => "unknown".to_string(),
         },
         Stipulation::Last(_) | Stipulation::ProofGame(_) => {
