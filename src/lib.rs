@@ -11,7 +11,7 @@
 //! * [`verify`] re-checks every certificate by forward replay, apart from the search;
 //! * [`puzzle`] reads puzzle files (EPD with `stip`/`sol`/`rules`);
 //! * [`pgn`] reads games and [`games`] reports their no-progress runs;
-//! * [`format`] writes answers for people and as JSON;
+//! * [`format`](mod@format) writes answers for people and as JSON;
 //! * [`rules`] names the conventions (retro, FIDE, Piran, FIDE 1988).
 #![deny(missing_docs)]
 
