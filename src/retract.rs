@@ -110,7 +110,7 @@ impl Retraction {
 ///
 /// A position with a wrong number of kings, or whose side not to move is in check, has none.
 pub fn retractions(pos: &Position) -> Vec<Retraction> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(64);
     for_each_retraction(pos, |r| out.push(r));
     out
 }
@@ -219,6 +219,18 @@ struct Generator<'a> {
     /// The material verdict of a piece taking a piece, by the role put back (knight, light
     /// bishop, rook, queen, dark bishop slots), once known.
     uncapture_memo: std::cell::Cell<[Option<bool>; 6]>,
+    /// The material verdict of a piece taking a pawn, by the square the pawn is put back on.
+    pawn_uncapture_memo: [std::cell::Cell<Option<bool>>; 64],
+    /// Our side's material verdict for the last pawn capture asked about: (from, to, verdict).
+    pawn_capture_memo: std::cell::Cell<Option<(Square, Square, bool)>>,
+    /// The opponent's material verdict for a pawn taking a piece, by slot and by the file of
+    /// the pawn's origin when that is on our starting rank (see `MaterialCheck::PawnTookPiece`).
+    their_pawn_capture_memo: [std::cell::Cell<Option<bool>>; 54],
+    /// Whether our pawns stand on different files: then a pawn stepping back on its file
+    /// changes none of our pawn-structure captures (each pawn keeps its own file).
+    our_pawns_distinct: bool,
+    /// Whether the opponent has promoted extras, whose captures depend on our unmoved pawns.
+    their_extras: bool,
 }
 
 /// How a predecessor's material is to be checked.
@@ -228,6 +240,16 @@ enum MaterialCheck {
     Unchanged,
     /// A piece took a piece: the verdict depends on the slot only.
     Remembered(usize),
+    /// A piece took a pawn: the verdict depends on the pawn's square only.
+    RememberedPawn(Square),
+    /// A pawn took a piece (`slot` as in `Remembered`): our side's verdict depends on the
+    /// pawn's squares only, the opponent's on the slot and on whether the pawn stood on our
+    /// starting rank (and its file).
+    PawnTookPiece {
+        from: Square,
+        to: Square,
+        slot: usize,
+    },
     /// Pawns moved, or a pawn was put back, or an un-promotion: check in full.
     Full,
 }
@@ -267,6 +289,11 @@ impl<'a> Generator<'a> {
             our_king,
             their_king,
             uncapture_memo: std::cell::Cell::new([None; 6]),
+            pawn_uncapture_memo: std::array::from_fn(|_| std::cell::Cell::new(None)),
+            pawn_capture_memo: std::cell::Cell::new(None),
+            their_pawn_capture_memo: std::array::from_fn(|_| std::cell::Cell::new(None)),
+            our_pawns_distinct: pawns_on_distinct_files(pos.board.pawns() & pos.board.by_color(us)),
+            their_extras: crate::legality::Material::of(&pos.board, pos.turn).promoted_extras() > 0,
         })
     }
 
@@ -397,7 +424,7 @@ impl<'a> Generator<'a> {
             && let Some(origin) = behind.offset(-fwd)
             && empty.contains(origin)
             && origin.rank() == second
-            && !ep_variants(self.pos).contains(&behind)
+            && !ep_squares(&self.pos.board, self.pos.turn).contains(behind)
         {
             self.simple(
                 Role::Pawn,
@@ -576,17 +603,35 @@ impl<'a> Generator<'a> {
             to,
             promotion,
         };
-        // Pawn steps matter too: a pawn can change file only as far as it has advanced.
         // Pawn steps matter too: a pawn can change file only as far as it has advanced. A piece
         // taking a piece changes no pawn structure: its verdict depends only on the role put
-        // back (and a bishop's square colour), so it is remembered per generation.
+        // back (and a bishop's square colour), so it is remembered per generation; a piece
+        // taking a pawn, only on the pawn's square. A pawn stepping back on its own file, when
+        // our pawns stand on different files, keeps every pawn on its own file: our captures
+        // do not change, and the opponent's change only if the pawn is back on its starting
+        // rank (it then blocks that file) and the opponent has promoted extras.
         let material_changed = match capture {
-            Some(cap) if role != Role::Pawn && promotion.is_none() && cap != Role::Pawn => {
+            Some(Role::Pawn) if role != Role::Pawn && promotion.is_none() => {
+                MaterialCheck::RememberedPawn(to)
+            }
+            Some(cap) if promotion.is_none() && cap != Role::Pawn => {
                 let slot = match cap {
                     Role::Bishop if Bitboard::LIGHT_SQUARES.contains(to) => 5,
                     other => other as usize - 1,
                 };
-                MaterialCheck::Remembered(slot)
+                if role == Role::Pawn {
+                    MaterialCheck::PawnTookPiece { from, to, slot }
+                } else {
+                    MaterialCheck::Remembered(slot)
+                }
+            }
+            None if role == Role::Pawn
+                && promotion.is_none()
+                && self.our_pawns_distinct
+                && (!self.their_extras
+                    || from.rank() != self.us.fold_wb(Rank::Second, Rank::Seventh)) =>
+            {
+                MaterialCheck::Unchanged
             }
             _ if capture.is_some() || promotion.is_some() || role == Role::Pawn => {
                 MaterialCheck::Full
@@ -626,7 +671,7 @@ impl<'a> Generator<'a> {
         if !self.valid(&base, material_changed) {
             return;
         }
-        let eps = ep_variants(&base);
+        let eps = ep_squares(&base.board, base.turn);
         if optional.is_empty() && eps.is_empty() {
             f.push(Retraction {
                 kind,
@@ -642,7 +687,7 @@ impl<'a> Generator<'a> {
                 castling: required | Bitboard(extra),
                 ..base.clone()
             };
-            for &ep in &eps {
+            for ep in eps {
                 let with_ep = Position {
                     ep_square: Some(ep),
                     ..pred.clone()
@@ -786,6 +831,45 @@ impl<'a> Generator<'a> {
         let material_ok = match material {
             MaterialCheck::Unchanged => true,
             MaterialCheck::Full => material_possible(board),
+            MaterialCheck::RememberedPawn(square) => {
+                let memo = &self.pawn_uncapture_memo[usize::from(square)];
+                match memo.get() {
+                    Some(ok) => ok,
+                    None => {
+                        let ok = material_possible(board);
+                        memo.set(Some(ok));
+                        ok
+                    }
+                }
+            }
+            MaterialCheck::PawnTookPiece { from, to, slot } => {
+                let ours = match self.pawn_capture_memo.get() {
+                    Some((f, t, ok)) if f == from && t == to => ok,
+                    _ => {
+                        let ok = crate::legality::material_side_ok(board, self.us);
+                        self.pawn_capture_memo.set(Some((from, to, ok)));
+                        ok
+                    }
+                };
+                ours && {
+                    let on_start = from.rank() == self.us.fold_wb(Rank::Second, Rank::Seventh);
+                    let key = slot * 9
+                        + if on_start {
+                            from.file().to_usize() + 1
+                        } else {
+                            0
+                        };
+                    let memo = &self.their_pawn_capture_memo[key];
+                    match memo.get() {
+                        Some(ok) => ok,
+                        None => {
+                            let ok = crate::legality::material_side_ok(board, !self.us);
+                            memo.set(Some(ok));
+                            ok
+                        }
+                    }
+                }
+            }
             MaterialCheck::Remembered(slot) => {
                 let known = self.uncapture_memo.get()[slot];
                 match known {
@@ -851,6 +935,19 @@ fn checks_possible(
     !(a != b && (checkers.count() > 2 || attacks::aligned(a, king, b)))
 }
 
+/// Whether no two of `pawns` share a file.
+fn pawns_on_distinct_files(pawns: Bitboard) -> bool {
+    let mut files = 0u8;
+    for sq in pawns {
+        let bit = 1u8 << sq.file().to_u32();
+        if files & bit != 0 {
+            return false;
+        }
+        files |= bit;
+    }
+    true
+}
+
 /// The material conditions a predecessor must meet after an un-capture or un-promotion: the
 /// counts, the promoted extras and the captures the pawn structures need
 /// ([`crate::legality::material_reasons`]).
@@ -895,15 +992,20 @@ fn allowance(board: &Board, color: Color) -> Allowance {
 /// The e.p. squares a predecessor (side to move `pos.turn`) may carry: the opponent's pawn on
 /// its fourth rank with both squares behind empty, and a legal e.p. capture available.
 fn ep_variants(pos: &Position) -> Vec<Square> {
-    let mover = !pos.turn; // made the double step
-    let board = &pos.board;
+    ep_squares(&pos.board, pos.turn).into_iter().collect()
+}
+
+/// The e.p. squares the position (`board`, `turn` to move) may carry (see [`ep_variants`]),
+/// as a set: nothing is allocated.
+fn ep_squares(board: &Board, turn: Color) -> Bitboard {
+    let mover = !turn; // made the double step
     let fourth = mover.fold_wb(Rank::Fourth, Rank::Fifth);
-    let their_pawns = board.pawns() & board.by_color(pos.turn);
     let candidates = board.pawns() & board.by_color(mover) & Bitboard::from_rank(fourth);
-    let mut out = Vec::new();
+    let mut out = Bitboard::EMPTY;
     if candidates.is_empty() {
         return out;
     }
+    let their_pawns = board.pawns() & board.by_color(turn);
     let fwd = mover.fold_wb(8, -8);
     for pawn in candidates {
         let (Some(ep), Some(origin)) = (pawn.offset(-fwd), pawn.offset(-2 * fwd)) else {
@@ -912,21 +1014,38 @@ fn ep_variants(pos: &Position) -> Vec<Square> {
         if board.occupied().contains(ep) || board.occupied().contains(origin) {
             continue;
         }
-        if (attacks::pawn_attacks(mover, ep) & their_pawns).is_empty() {
-            continue;
-        }
-        let probe = Position {
-            ep_square: Some(ep),
-            ..pos.clone()
-        };
-        if let Some(chess) = probe.to_chess() {
-            use shakmaty::{EnPassantMode, Position as _};
-            if chess.ep_square(EnPassantMode::Legal) == Some(ep) {
-                out.push(ep);
-            }
+        if ep_capture_legal(board, turn, ep, pawn, their_pawns) {
+            out.add(ep);
         }
     }
     out
+}
+
+/// Whether one of `capturers` (pawns of `turn`) can legally take the pawn on `pushed` e.p. on
+/// `ep` — its king is not attacked once both pawns have left their squares — and the checks on
+/// that king can have come from the double step.
+fn ep_capture_legal(
+    board: &Board,
+    turn: Color,
+    ep: Square,
+    pushed: Square,
+    capturers: Bitboard,
+) -> bool {
+    let takers = attacks::pawn_attacks(!turn, ep) & capturers;
+    if takers.is_empty() {
+        return false;
+    }
+    let Some(king) = (board.kings() & board.by_color(turn)).first() else {
+        return false;
+    };
+    let checkers = board.attacks_to(king, !turn, board.occupied());
+    if !checks_possible(board, king, checkers, Some(ep), !turn) {
+        return false;
+    }
+    takers.into_iter().any(|taker| {
+        let occupied = board.occupied().without(taker).without(pushed).with(ep);
+        (board.attacks_to(king, !turn, occupied) & !Bitboard::from_square(pushed)).is_empty()
+    })
 }
 
 /// A unit of the given piece kind, for readability in callers.

@@ -148,12 +148,13 @@ struct PawnLayout {
     blocked: u8,
 }
 
-fn file_mask(bb: Bitboard) -> u8 {
-    let mut mask = 0u8;
-    for sq in bb {
-        mask |= 1 << sq.file().to_u32();
-    }
-    mask
+/// The files (bit i = file i) holding a unit of `bb`, by folding the ranks together.
+fn files_of(bb: Bitboard) -> u8 {
+    let mut x = bb.0;
+    x |= x >> 32;
+    x |= x >> 16;
+    x |= x >> 8;
+    x as u8
 }
 
 impl PawnLayout {
@@ -163,7 +164,7 @@ impl PawnLayout {
             Color::White => Rank::Seventh,
             Color::Black => Rank::Second,
         };
-        let blocked = file_mask(board.by_piece((!color).pawn()) & Bitboard::from_rank(other_start));
+        let blocked = files_of(board.by_piece((!color).pawn()) & Bitboard::from_rank(other_start));
         let mut layout = PawnLayout {
             files: [0; 8],
             reach: [0; 8],
@@ -269,12 +270,23 @@ impl PawnLayout {
         if self.overflow {
             return None;
         }
-        let mut order: [usize; 8] = [0, 1, 2, 3, 4, 5, 6, 7];
-        let order = &mut order[..self.n];
-        order.sort_by_key(|&i| (self.range(i).1, self.range(i).0));
+        // Intervals by (right end, left end, index), packed into one key each and sorted by
+        // insertion (at most 8).
+        let mut keys = [0u16; 8];
+        for i in 0..self.n {
+            let (lo, hi) = self.range(i);
+            let key = (u16::from(hi) << 8) | (u16::from(lo) << 4) | i as u16;
+            let mut j = i;
+            while j > 0 && keys[j - 1] > key {
+                keys[j] = keys[j - 1];
+                j -= 1;
+            }
+            keys[j] = key;
+        }
         let mut used = 0u8;
         let mut cost = 0u32;
-        for &i in order.iter() {
+        for &key in &keys[..self.n] {
+            let i = usize::from(key & 0xf);
             let (lo, hi) = self.range(i);
             let g = (lo..=hi).find(|&g| used & (1 << g) == 0)?;
             used |= 1 << g;
@@ -333,15 +345,18 @@ impl PawnLayout {
     }
 
     /// The last layer of [`PawnLayout::layers`] as a sparse list of (used files, least file
-    /// change): the same DP, visiting only the reachable sets (at most C(8, i) of them).
-    fn final_states(&self) -> Vec<(u8, u8)> {
-        let mut states: Vec<(u8, u8)> = vec![(0, 0)];
+    /// change): the same DP, visiting only the reachable sets (at most C(8, i) <= 70 of them per
+    /// layer), in fixed arrays.
+    fn final_states(&self) -> impl Iterator<Item = (u8, u8)> {
+        let mut states = [(0u8, 0u8); 70];
+        let mut len = 1;
         let mut best = [u8::MAX; 256];
         for i in 0..self.n {
             let (lo, hi) = self.range(i);
             let f = self.files[i];
-            let mut next: Vec<(u8, u8)> = Vec::with_capacity(states.len() * 2);
-            for &(mask, c) in &states {
+            let mut next = [(0u8, 0u8); 70];
+            let mut next_len = 0;
+            for &(mask, c) in &states[..len] {
                 for g in lo..=hi {
                     if mask & (1 << g) != 0 {
                         continue;
@@ -350,20 +365,22 @@ impl PawnLayout {
                     let nc = c + f.abs_diff(g);
                     let slot = &mut best[nm as usize];
                     if *slot == u8::MAX {
-                        next.push((nm, nc));
+                        next[next_len] = (nm, nc);
+                        next_len += 1;
                         *slot = nc;
                     } else if nc < *slot {
                         *slot = nc;
                     }
                 }
             }
-            for entry in &mut next {
+            for entry in &mut next[..next_len] {
                 entry.1 = best[entry.0 as usize];
                 best[entry.0 as usize] = u8::MAX;
             }
             states = next;
+            len = next_len;
         }
-        states
+        states.into_iter().take(len)
     }
 
     /// One cheapest plan for `extras` promoted pawns: (start, now) of pawns that changed file,
@@ -486,39 +503,44 @@ pub fn min_pawn_captures(board: &Board, color: Color) -> u32 {
 /// without building reasons, and settling the pawn-structure captures by cheap bounds where
 /// they suffice (a greedy assignment above, one capture per extra pawn on a file below).
 pub fn material_ok(board: &Board) -> bool {
-    let mats = [
-        Material::of(board, Color::White),
-        Material::of(board, Color::Black),
-    ];
-    for m in &mats {
-        if m.pawns > 8
-            || m.units() > 16
-            || m.promoted_extras() > 8u32.saturating_sub(m.pawns.into())
-        {
-            return false;
+    material_side_ok(board, Color::White) && material_side_ok(board, Color::Black)
+}
+
+/// The half of [`material_ok`] that concerns `color`: its pawns <= 8, units <= 16, promoted
+/// extras <= 8 − pawns, and its pawns' captures fit in the other side's missing units.
+/// `material_ok(b)` is `material_side_ok(b, White) && material_side_ok(b, Black)`; callers that
+/// change one side's units only can re-check the sides separately.
+pub fn material_side_ok(board: &Board, color: Color) -> bool {
+    let m = Material::of(board, color);
+    let extras = m.promoted_extras();
+    if m.pawns > 8 || m.units() > 16 || extras > 8u32.saturating_sub(m.pawns.into()) {
+        return false;
+    }
+    let their_units = (board.by_color(!color)).count() as u32;
+    let available = 16u32.saturating_sub(their_units);
+    // Every pawn on its own file (the common case, settled on bitboards): the exact count, as
+    // in `min_captures`.
+    let pawns = board.by_piece(color.pawn()) & !Bitboard::BACKRANKS;
+    let mask = files_of(pawns);
+    if mask.count_ones() == pawns.count() as u32 {
+        let other_start = match color {
+            Color::White => Rank::Seventh,
+            Color::Black => Rank::Second,
+        };
+        let blocked = files_of(board.by_piece((!color).pawn()) & Bitboard::from_rank(other_start));
+        let free = 8 - pawns.count() as u32;
+        let unblocked = (!mask & !blocked).count_ones();
+        return extras.min(free).saturating_sub(unblocked) <= available;
+    }
+    let layout = PawnLayout::new(board, color);
+    match layout.greedy_upper(extras) {
+        None => layout.hall_violator().is_none(),
+        Some(upper) if upper <= available => true,
+        Some(_) => {
+            layout.doubled_lower_bound() <= available
+                && layout.min_captures_cached(extras) <= available
         }
     }
-    for (i, color) in [Color::White, Color::Black].into_iter().enumerate() {
-        let layout = PawnLayout::new(board, color);
-        let extras = mats[i].promoted_extras();
-        let available = 16u32.saturating_sub(mats[1 - i].units());
-        match layout.greedy_upper(extras) {
-            None => {
-                if layout.hall_violator().is_some() {
-                    return false;
-                }
-            }
-            Some(upper) if upper <= available => {}
-            Some(_) => {
-                if layout.doubled_lower_bound() > available
-                    || layout.min_captures_cached(extras) > available
-                {
-                    return false;
-                }
-            }
-        }
-    }
-    true
 }
 
 /// The material conditions only (both sides): pawns <= 8, units <= 16, promoted extras <= 8 −

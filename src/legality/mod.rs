@@ -21,7 +21,8 @@ use std::fmt;
 use shakmaty::{Bitboard, Board, Color, File, Role, Square};
 
 pub use material::{
-    Allowance, Material, UNASSIGNABLE, allowance, material_ok, material_reasons, min_pawn_captures,
+    Allowance, Material, UNASSIGNABLE, allowance, material_ok, material_reasons, material_side_ok,
+    min_pawn_captures,
 };
 
 /// Why a double check cannot have been given by a single move.
