@@ -104,22 +104,72 @@ impl Position {
             key ^= Zobrist64::zobrist_for_white_turn();
         }
         for rook in self.castling {
-            let color = if rook.rank() == Rank::First {
-                Color::White
-            } else {
-                Color::Black
-            };
-            let side = if rook.file() == shakmaty::File::A {
-                shakmaty::CastlingSide::QueenSide
-            } else {
-                shakmaty::CastlingSide::KingSide
-            };
-            key ^= Zobrist64::zobrist_for_castling_right(color, side);
+            key ^= castling_key(rook);
         }
         if let Some(ep) = self.ep_square {
             key ^= Zobrist64::zobrist_for_en_passant_file(ep.file());
         }
         key.0
+    }
+
+    /// The Zobrist key of this position (as [`Position::zobrist`]), from the key of `other`:
+    /// only the squares, rights and e.p. square that differ are hashed, which makes it cheap for
+    /// a predecessor one move away.
+    pub fn zobrist_from(&self, other: &Position, other_key: u64) -> u64 {
+        let mut key = Zobrist64(other_key);
+        let (a, b) = (&self.board, &other.board);
+        let changed = (a.white() ^ b.white())
+            | (a.black() ^ b.black())
+            | (a.pawns() ^ b.pawns())
+            | (a.knights() ^ b.knights())
+            | (a.bishops() ^ b.bishops())
+            | (a.rooks() ^ b.rooks())
+            | (a.queens() ^ b.queens())
+            | (a.kings() ^ b.kings());
+        for sq in changed {
+            if let Some(piece) = b.piece_at(sq) {
+                key ^= Zobrist64::zobrist_for_piece(sq, piece);
+            }
+            if let Some(piece) = a.piece_at(sq) {
+                key ^= Zobrist64::zobrist_for_piece(sq, piece);
+            }
+        }
+        (key ^ self.fields_delta(other)).0
+    }
+
+    /// As [`Position::zobrist_from`] when this position is `other` with one unit of `role`, of
+    /// the side to move here, moved from `now` (its square in `other`) back to `before`.
+    pub fn zobrist_from_quiet(
+        &self,
+        other: &Position,
+        other_key: u64,
+        role: shakmaty::Role,
+        before: Square,
+        now: Square,
+    ) -> u64 {
+        let piece = role.of(self.turn);
+        let key = Zobrist64(other_key)
+            ^ Zobrist64::zobrist_for_piece(now, piece)
+            ^ Zobrist64::zobrist_for_piece(before, piece);
+        (key ^ self.fields_delta(other)).0
+    }
+
+    /// The Zobrist difference between this position's fields 2–4 (side to move, castling, e.p.)
+    /// and `other`'s.
+    fn fields_delta(&self, other: &Position) -> Zobrist64 {
+        let mut key = Zobrist64::default();
+        if self.turn != other.turn {
+            key ^= Zobrist64::zobrist_for_white_turn();
+        }
+        for rook in self.castling ^ other.castling {
+            key ^= castling_key(rook);
+        }
+        if self.ep_square != other.ep_square {
+            for ep in [self.ep_square, other.ep_square].into_iter().flatten() {
+                key ^= Zobrist64::zobrist_for_en_passant_file(ep.file());
+            }
+        }
+        key
     }
 
     /// The square of `color`'s king, if there is exactly one.
@@ -131,6 +181,21 @@ impl Position {
             None
         }
     }
+}
+
+/// The Zobrist key of the castling right of the rook on `rook` (a corner square).
+fn castling_key(rook: Square) -> Zobrist64 {
+    let color = if rook.rank() == Rank::First {
+        Color::White
+    } else {
+        Color::Black
+    };
+    let side = if rook.file() == shakmaty::File::A {
+        shakmaty::CastlingSide::QueenSide
+    } else {
+        shakmaty::CastlingSide::KingSide
+    };
+    Zobrist64::zobrist_for_castling_right(color, side)
 }
 
 /// Writes castling rights in FEN letters (`KQkq` or `-`).
@@ -561,6 +626,46 @@ mod tests {
         let c = p.candidates();
         // White: a1, h1 (4 subsets); Black: a8 (2 subsets).
         assert_eq!(c.len(), 8);
+    }
+
+    #[test]
+    fn incremental_zobrist_keys_equal_full_ones() {
+        use crate::retract::retractions;
+        let fens = [
+            "r3k2r/pppq1ppp/2n2n2/3pp3/1b1PP1b1/2N2N2/PPPQ1PPP/R3K2R w KQkq -",
+            "4k3/8/8/3pP3/8/8/8/4K3 w - d6",
+            "8/5k2/8/8/8/2K5/8/7R b - -",
+            "r3k2r/8/8/8/8/8/8/R3K2R b KQkq -",
+            "1r2k3/P7/8/8/8/8/8/4K3 b - -",
+        ];
+        let mut checked = 0;
+        for fen in fens {
+            for pos in PositionInput::parse(fen).unwrap().candidates() {
+                let key = pos.zobrist();
+                for r in retractions(&pos) {
+                    let want = r.predecessor.zobrist();
+                    assert_eq!(
+                        r.predecessor.zobrist_from(&pos, key),
+                        want,
+                        "{fen} {}",
+                        r.uci()
+                    );
+                    if let shakmaty::Move::Normal {
+                        role,
+                        from,
+                        to,
+                        capture: None,
+                        promotion: None,
+                    } = r.mv
+                    {
+                        let quiet = r.predecessor.zobrist_from_quiet(&pos, key, role, from, to);
+                        assert_eq!(quiet, want, "{fen} {}", r.uci());
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 100, "only {checked} retractions checked");
     }
 
     #[test]

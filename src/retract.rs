@@ -151,8 +151,7 @@ impl Filter {
 }
 
 /// Calls `f` with the retractions from `pos` that `filter` selects, until `f` returns false.
-/// Returns false if it was stopped. The reversible ones alone may come in another order than
-/// in [`retractions`] (they come from retroboard when it can be trusted with the position).
+/// Returns false if it was stopped. The selected ones come in the order of [`retractions`].
 pub fn visit_retractions(
     pos: &Position,
     filter: Filter,
@@ -308,26 +307,6 @@ impl<'a> Generator<'a> {
         }
         let our_rights =
             self.pos.castling & Bitboard::from_rank(self.us.fold_wb(Rank::First, Rank::Eighth));
-        // The hot path of the clock search: quiet piece moves from retroboard, when it can be
-        // trusted with the position (see `retroboard_fix`).
-        if !zeroing && let Some(quiet) = crate::retroboard_fix::quiet_piece_retractions(self.pos) {
-            for (now, before) in quiet {
-                if f.stopped {
-                    return;
-                }
-                let Some(role) = board.role_at(now) else {
-                    continue;
-                };
-                if self.pos.castling.contains(now) || (role == Role::King && our_rights.any()) {
-                    continue; // frozen by a castling right
-                }
-                self.piece_move(role, before, now, None, RetractionKind::Quiet, f);
-            }
-            if our_rights.is_empty() && self.filter.castling() {
-                self.uncastling(f);
-            }
-            return;
-        }
         let them = self.pos.turn;
         let allowance = if zeroing {
             allowance(board, them)

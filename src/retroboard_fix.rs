@@ -1,72 +1,29 @@
-//! The one module that touches retroboard (0.2.11), and what it does about retroboard's known
-//! faults (SPEC §6).
+//! The one module that touches retroboard (0.2.11): the baseline the engine is measured
+//! against (`benches/retract.rs` times retroboard's raw `legal_unmoves` on the same positions),
+//! kept clear of retroboard's known faults (SPEC §6).
 //!
-//! retroboard is used for what it does well: the quiet piece retractions of a position whose
-//! side to move is not in check — the hot path of the clock search. Everything else is left to
-//! [`crate::retract`]'s own generator, which the oracle tests check. What this module fixes or
-//! avoids:
-//! * no un-castling, and the FEN's castling rights dropped: rights are handled by the caller,
-//!   which skips the king and rooks they freeze and adds un-castling itself;
+//! The engine does not take retractions from retroboard. It once took the quiet piece
+//! retractions from it on the clock search's hot path, but every one of them had to be checked
+//! again (retroboard's "legal" allows impossible checks), and the engine's own generator proved
+//! cheaper than retroboard plus the re-check. What this module does about the faults, for the
+//! positions it hands to retroboard:
+//! * no castling and the FEN's rights dropped: rights are not passed; un-castling is not asked;
 //! * its private halfmove counter (overflows in debug builds after 256 pushes): never pushed
 //!   here; `[profile.dev.package.retroboard] overflow-checks = false` in Cargo.toml as well;
-//! * the king "un-promoted" on its last rank when the un-promotion counter is > 0, and the other
-//!   un-promotion and double-check faults: pockets are always empty here (no un-captures, no
-//!   un-promotions are asked of it), and positions in check are not given to it at all;
-//! * e.p. retractions that block a check are missed: e.p. is never asked of it;
-//! * the 512-entry move list: quiet moves only, with empty pockets, stay far below it (at most
-//!   18 pieces × 27 squares); positions with more than 18 units of the retracting side are not
-//!   given to it;
-//! * an invalid e.p. square panics inside `legal_unmoves`: the e.p. square is never passed;
-//! * "legal" there means only that the other king is not left in check: the caller re-checks
-//!   every predecessor (impossible checks, material) as for its own candidates;
-//! * `UnMove::uncapture()` returns Some for e.p. and capture-un-promotions: only plain
-//!   `is_uncapture() == false`, `is_unpromotion() == false`, `is_en_passant() == false`
-//!   unmoves of non-pawn units are used.
+//! * an invalid e.p. square panics inside `legal_unmoves`: positions with an e.p. square are
+//!   refused;
+//! * the 512-entry move list (panics with many queens and full pockets): positions with more
+//!   than 18 units of a side are refused;
+//! * pockets are derived from the material (missing units, promoted extras), as retroboard is
+//!   meant to be used; its answers are only counted, never trusted as retractions.
 
 use retroboard::{RetroBoard, RetroPockets};
-use shakmaty::{Bitboard, CastlingMode, Color, FromSetup, Role, Setup, Square};
+use shakmaty::{Bitboard, Color, Role};
 
 use crate::position::Position;
 
-/// The retracting side's unit count above which retroboard is not used (its move list is
-/// capped at 512).
+/// A side's unit count above which retroboard is not used (its move list is capped at 512).
 const MAX_UNITS: usize = 18;
-
-fn retroboard_of(pos: &Position) -> Option<RetroBoard> {
-    let mut setup = Setup::empty();
-    setup.board = pos.board.clone();
-    setup.turn = pos.turn;
-    // Never pass an e.p. square (an invalid one panics inside legal_unmoves) nor rights.
-    RetroBoard::from_setup(setup, CastlingMode::Standard).ok()
-}
-
-/// The quiet piece retractions of `pos` as (square now, square before) pairs, or None when
-/// retroboard must not be used for this position (the side to move is in check, or too many
-/// units). Pawns are left out; so are retractions that leave the side to move in check.
-pub(crate) fn quiet_piece_retractions(pos: &Position) -> Option<Vec<(Square, Square)>> {
-    let us = !pos.turn;
-    let board = &pos.board;
-    if board.by_color(us).count() > MAX_UNITS {
-        return None;
-    }
-    let their_king = (board.kings() & board.by_color(pos.turn)).single_square()?;
-    (board.kings() & board.by_color(us)).single_square()?;
-    if board.attacks_to(their_king, us, board.occupied()).any() {
-        return None;
-    }
-    let rb = retroboard_of(pos)?;
-    let mut out = Vec::new();
-    for m in rb.legal_unmoves() {
-        if m.is_uncapture() || m.is_unpromotion() || m.is_en_passant() || m.uncapture().is_some() {
-            continue;
-        }
-        if board.role_at(m.from) == Some(Role::Pawn) || board.color_at(m.from) != Some(us) {
-            continue;
-        }
-        out.push((m.from, m.to));
-    }
-    Some(out)
-}
 
 /// The pockets retroboard would need to generate every un-capture and un-promotion that the
 /// material allows: for each colour, the units missing from the initial array, and as many
@@ -161,23 +118,24 @@ mod tests {
     use crate::position::PositionInput;
 
     #[test]
-    fn quiet_retractions_refuse_checks_and_keep_pieces_only() {
+    fn prepared_refuses_what_retroboard_cannot_take() {
         let pos = PositionInput::parse("4k3/8/8/8/8/8/4P3/R3K3 b - -")
             .unwrap()
             .candidates()
             .remove(0);
-        let quiet = quiet_piece_retractions(&pos).unwrap();
-        assert!(!quiet.is_empty());
-        assert!(
-            quiet
-                .iter()
-                .all(|(now, _)| pos.board.role_at(*now) != Some(Role::Pawn))
-        );
-        let checked = PositionInput::parse("4k3/8/8/8/8/8/8/R3K2r w - -")
+        assert!(raw_unmove_count(&pos).is_some_and(|n| n > 0));
+        let ep = PositionInput::parse("4k3/8/8/8/3pP3/8/8/4K3 b - e3")
             .unwrap()
             .candidates()
             .remove(0);
-        assert!(quiet_piece_retractions(&checked).is_none());
-        assert!(raw_unmove_count(&pos).is_some());
+        assert!(
+            prepared(&ep).is_none(),
+            "an e.p. square would panic inside retroboard"
+        );
+        let two_kings = PositionInput::parse("4k3/8/8/8/8/8/8/3KK3 b - -")
+            .unwrap()
+            .candidates()
+            .remove(0);
+        assert!(prepared(&two_kings).is_none());
     }
 }

@@ -23,7 +23,7 @@ fn engine_set(setup: &Setup) -> BTreeSet<(String, String)> {
         .collect()
 }
 
-/// The reversible retractions (retroboard's path where it is trusted) equal the reversible part
+/// The reversible retractions (the clock search's filter) equal the reversible part
 /// of the full list, under both conventions.
 fn reversible_path_agrees(setup: &Setup) -> bool {
     use retroclock::{

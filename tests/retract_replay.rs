@@ -50,7 +50,7 @@ fn real_predecessors_are_found_and_all_replay() {
     assert!(positions > 5000);
 }
 
-/// The reversible retractions, which come from retroboard on its trusted path, are exactly the
+/// The reversible retractions (the clock search's filter) are exactly the
 /// reversible part of the full list from the engine's own generator (which the oracle checks).
 #[test]
 fn reversible_path_agrees_with_the_full_generator() {

@@ -199,8 +199,8 @@ impl Analysis {
     pub fn shortest_line(&self, graph: &Graph) -> Option<Vec<usize>> {
         let mut i = self.nearest_origin?;
         let mut line = vec![i];
-        while graph.parent[i] != u32::MAX {
-            i = graph.parent[i] as usize;
+        while let Some(parent) = graph.parent(i) {
+            i = parent;
             line.push(i);
         }
         line.reverse();

@@ -70,7 +70,9 @@ pub fn origin_evidence(r: &Retraction, depth: u32, budget: u64) -> Option<Origin
     if r.predecessor.is_initial() {
         return Some(OriginEvidence::FromInitialArray);
     }
+    // The predecessor comes from the retraction engine: the shortcut of the static checks
+    // applies to it as to every position of the chain.
     let mut budget = budget;
-    has_chain(&r.predecessor, depth, &mut budget)
+    (predecessor_passes(&r.predecessor) && chain_below(&r.predecessor, depth, &mut budget))
         .then_some(OriginEvidence::RetractionChain { depth })
 }

@@ -2,9 +2,10 @@
 //! position, level by level, each level expanded in parallel and merged in a fixed order so
 //! that the graph (and every answer drawn from it) is the same for any number of threads.
 //!
-//! Stored per position: its 64-bit Zobrist key, its distance, its parent, whether it is a
-//! reset origin, and its reversible retractions as indices (a compact adjacency list). Positions
-//! themselves are kept only for the frontier being expanded.
+//! Stored per position: its 64-bit Zobrist key, whether it is a reset origin, and its reversible
+//! retractions as indices (a compact adjacency list); distances are level ranges, and the
+//! position through which another was first reached is found again from the adjacency when a
+//! line is wanted. Positions themselves are kept only for the frontier being expanded.
 
 use std::time::Instant;
 
@@ -135,8 +136,6 @@ pub struct Graph {
     /// `level_start[d]` is the index of the first position at distance `d` from the roots
     /// (positions are stored in breadth-first order, so a level is a range of indices).
     pub level_start: Vec<u32>,
-    /// The position through which each position was first reached (`u32::MAX` for roots).
-    pub parent: Vec<u32>,
     /// Whether each expanded position is a reset origin.
     pub origin: Vec<bool>,
     /// For expanded position `i`, its reversible retractions are `edges[edge_start[i]..edge_start[i + 1]]`.
@@ -158,6 +157,20 @@ impl Graph {
             .level_start
             .partition_point(|&start| start as usize <= i)
             - 1) as u32
+    }
+
+    /// The position through which position `j` was first reached (None for a root): the first
+    /// position of the level above, in index order, with a retraction to `j`.
+    pub fn parent(&self, j: usize) -> Option<usize> {
+        let d = self.dist(j) as usize;
+        if d == 0 {
+            return None;
+        }
+        let (start, end) = (
+            self.level_start[d - 1] as usize,
+            self.level_start[d] as usize,
+        );
+        (start..end).find(|&i| self.children(i).contains(&(j as u32)))
     }
 
     /// Number of positions stored.
@@ -183,15 +196,14 @@ impl Graph {
         &self.edges[self.edge_start[i] as usize..self.edge_start[i + 1] as usize]
     }
 
-    /// Bytes per stored position of the position table: key, distance, parent, origin flag,
-    /// adjacency offset and the key index.
+    /// Bytes per stored position of the position table: key, origin flag, adjacency offset,
+    /// level ranges and the key index, as held at the end of the search.
     pub fn bytes_per_node(&self) -> f64 {
         if self.keys.is_empty() {
             return 0.0;
         }
         let bytes = self.keys.capacity() * 8
             + self.level_start.capacity() * 4
-            + self.parent.capacity() * 4
             + self.origin.capacity()
             + self.edge_start.capacity() * 4
             + self.index_bytes;
@@ -207,16 +219,41 @@ impl Graph {
     }
 }
 
+impl Graph {
+    /// Ends the search: gives back the tables' spare capacity and records the index's size.
+    fn finish(&mut self, index: &KeyIndex) {
+        self.keys.shrink_to_fit();
+        self.level_start.shrink_to_fit();
+        self.origin.shrink_to_fit();
+        self.edge_start.shrink_to_fit();
+        self.edges.shrink_to_fit();
+        self.index_bytes = index.bytes();
+    }
+}
+
 /// What expanding one position found.
 struct Expansion {
     origin: bool,
     children: Vec<(u64, Position)>,
 }
 
-fn expand(pos: &Position, convention: Convention, budget: &Budget) -> Expansion {
-    let mut children = Vec::new();
+fn expand(pos: &Position, key: u64, convention: Convention, budget: &Budget) -> Expansion {
+    let mut children = Vec::with_capacity(32);
     visit_retractions_material_checked(pos, Filter::Reversible(convention), |r| {
-        children.push((r.predecessor.zobrist(), r.predecessor));
+        let child_key = match r.mv {
+            // A quiet move: only the moving piece, the side to move, and maybe rights and the
+            // e.p. square change.
+            shakmaty::Move::Normal {
+                role,
+                from,
+                to,
+                capture: None,
+                promotion: None,
+            } => r.predecessor.zobrist_from_quiet(pos, key, role, from, to),
+            _ => r.predecessor.zobrist_from(pos, key),
+        };
+        debug_assert_eq!(child_key, r.predecessor.zobrist());
+        children.push((child_key, r.predecessor));
         true
     });
     let origin = is_origin(pos, convention, budget);
@@ -250,7 +287,6 @@ pub fn explore(
         roots: roots.clone(),
         keys: Vec::new(),
         level_start: vec![0],
-        parent: Vec::new(),
         origin: Vec::new(),
         edge_start: vec![0],
         edges: Vec::new(),
@@ -266,7 +302,6 @@ pub fn explore(
             continue;
         }
         graph.keys.push(key);
-        graph.parent.push(u32::MAX);
         frontier.push((i, root));
     }
     let mut level = 0u32;
@@ -276,20 +311,20 @@ pub fn explore(
         for chunk in frontier.chunks(BATCH) {
             if graph.keys.len() as u64 >= budget.max_nodes {
                 graph.stopped_by = Some("node budget");
-                graph.index_bytes = index.bytes();
+                graph.finish(&index);
                 return graph;
             }
             if budget.deadline.is_some_and(|d| Instant::now() >= d) {
                 graph.stopped_by = Some("time budget");
-                graph.index_bytes = index.bytes();
+                graph.finish(&index);
                 return graph;
             }
             // Expand in parallel, and look the children up in the index (read-only) in
             // parallel; only the new ones are inserted, in order, below.
             let expansions: Vec<(Expansion, Vec<Option<u32>>)> = chunk
                 .par_iter()
-                .map(|(_, pos)| {
-                    let exp = expand(pos, convention, budget);
+                .map(|(i, pos)| {
+                    let exp = expand(pos, graph.keys[*i as usize], convention, budget);
                     let known = exp
                         .children
                         .iter()
@@ -315,7 +350,6 @@ pub fn explore(
                                 graph.level_start.push(j);
                             }
                             graph.keys.push(key);
-                            graph.parent.push(*i);
                             next.push((j, pos));
                             j
                         }
@@ -333,6 +367,6 @@ pub fn explore(
         level += 1;
     }
     graph.complete = true;
-    graph.index_bytes = index.bytes();
+    graph.finish(&index);
     graph
 }
