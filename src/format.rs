@@ -153,6 +153,7 @@ pub fn answer_json(a: &Answer, threads: usize) -> Value {
         "longest": a.clock.longest.as_ref().map(certificate_json),
         "notes": a.notes,
         "chain_depth": a.clock.chain_depth,
+        "refinement": refinement_json(&a.clock.refinement),
         "stats": {
             "nodes": a.clock.nodes,
             "seconds": a.clock.seconds,
@@ -341,6 +342,7 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
             movetext(&c.san)
         ));
     }
+    out.push_str(&refinement_human(&c.refinement));
     out.push_str(&format!(
         "  search: {} positions, {}, {:.2} s, {} thread(s), origins need a retraction chain {} deep{}\n",
         c.nodes,
@@ -350,6 +352,51 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
         c.chain_depth,
         c.stopped_by.map(|s| format!(", stopped by the {s}")).unwrap_or_default()
     ));
+    out
+}
+
+/// What deeper chains did to the nearest origins, as JSON.
+fn refinement_json(r: &crate::clock::Refinement) -> Value {
+    json!({
+        "max_depth": r.max_depth,
+        "checked": r.checked,
+        "refuted": r.refuted.iter().map(|x| json!({"distance": x.distance, "depth": x.depth})).collect::<Vec<_>>(),
+        "confirmed_depth": r.confirmed_depth,
+        "stopped_by": r.stopped_by,
+    })
+}
+
+/// What deeper chains did to the nearest origins, as lines of the human output (empty when
+/// they changed nothing worth saying).
+fn refinement_human(r: &crate::clock::Refinement) -> String {
+    let mut out = String::new();
+    if !r.refuted.is_empty() {
+        let mut by_distance: Vec<(u32, usize, u32)> = Vec::new();
+        for x in &r.refuted {
+            match by_distance.iter_mut().find(|(d, _, _)| *d == x.distance) {
+                Some(entry) => {
+                    entry.1 += 1;
+                    entry.2 = entry.2.max(x.depth);
+                }
+                None => by_distance.push((x.distance, 1, x.depth)),
+            }
+        }
+        for (distance, count, depth) in by_distance {
+            out.push_str(&format!(
+                "  refuted: {count} candidate origin(s) at clock {distance}: every retraction line from their resets dies within {depth} plies\n"
+            ));
+        }
+    }
+    if let Some(depth) = r.confirmed_depth {
+        out.push_str(&format!(
+            "  the origin of the shortest line has a legal retraction chain {depth} plies deep\n"
+        ));
+    }
+    if let Some(why) = r.stopped_by {
+        out.push_str(&format!(
+            "  deeper checks of the nearest origins stopped by the {why}\n"
+        ));
+    }
     out
 }
 

@@ -44,6 +44,11 @@ pub struct SolveArgs {
     /// Depth of the legal retraction chain required of a reset's predecessor.
     #[arg(long, default_value_t = 2)]
     pub depth: u32,
+    /// The deepest chain tried on the origins nearest the position: the depth is raised on
+    /// them one ply at a time and those whose every line dies are dropped (equal to --depth:
+    /// off).
+    #[arg(long, default_value_t = 6)]
+    pub max_depth: u32,
     /// Write the explored graph for Graphviz (small searches only).
     #[arg(long)]
     pub dot: Option<std::path::PathBuf>,
@@ -56,7 +61,17 @@ pub struct SolveArgs {
 }
 
 /// Builds the search budget from the command-line limits.
-pub fn budget(max_nodes: u64, timeout: Option<f64>, depth: u32) -> Result<Budget, Failure> {
+pub fn budget(
+    max_nodes: u64,
+    timeout: Option<f64>,
+    depth: u32,
+    max_depth: u32,
+) -> Result<Budget, Failure> {
+    if max_depth < depth {
+        return Err(Failure(format!(
+            "--max-depth ({max_depth}) must be at least --depth ({depth})"
+        )));
+    }
     let deadline = match timeout {
         Some(t) if !(t.is_finite() && t > 0.0) => {
             return Err(Failure(format!(
@@ -70,6 +85,7 @@ pub fn budget(max_nodes: u64, timeout: Option<f64>, depth: u32) -> Result<Budget
         max_nodes,
         deadline,
         chain_depth: depth,
+        max_chain_depth: max_depth,
         ..Budget::default()
     })
 }
@@ -85,7 +101,7 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
         None if input.halfmove_clock.known().is_some() => Stipulation::Fen,
         None => Stipulation::Clock,
     };
-    let budget = budget(args.max_nodes, args.timeout, args.depth)?;
+    let budget = budget(args.max_nodes, args.timeout, args.depth, args.max_depth)?;
     let (pool, threads) = thread_pool(args.threads)?;
     if let Stipulation::Last(plies) = stip {
         let limits = LastMovesBudget {

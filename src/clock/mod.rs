@@ -1,12 +1,13 @@
 //! The clock solver: which halfmove-clock values a position allows (SPEC §3: the set H(P)).
 //!
 //! [`search`] explores the graph of reversible retractions, [`origin`] decides which reset
-//! retractions end at a possible origin, [`analysis`] draws the bounds and values from the
-//! graph, and [`solve_clock`] puts them together into a [`ClockAnswer`] with checked
-//! certificates.
+//! retractions end at a possible origin, [`refine`] refutes the nearest candidates with deeper
+//! chains, [`analysis`] draws the bounds and values from the graph, and [`solve_clock`] puts
+//! them together into a [`ClockAnswer`] with checked certificates.
 
 pub mod analysis;
 pub mod origin;
+pub mod refine;
 pub mod search;
 
 use std::time::Instant;
@@ -23,6 +24,7 @@ use crate::{
 
 pub use analysis::Analysis;
 pub use origin::OriginEvidence;
+pub use refine::Refinement;
 pub use search::{Budget, Graph, Progress};
 
 /// The largest graph on which the exact set of values is listed.
@@ -106,6 +108,8 @@ pub struct ClockAnswer {
     pub fullmove_bound: Option<u64>,
     /// Retraction-chain depth required of origins.
     pub chain_depth: u32,
+    /// What deeper chains did to the origins nearest the position.
+    pub refinement: Refinement,
     /// Positions stored.
     pub nodes: u64,
     /// Bytes per stored position in the position table (key, distance, parent, flags, index).
@@ -203,6 +207,7 @@ pub fn solve_clock(
         longest: None,
         fullmove_bound,
         chain_depth: budget.chain_depth,
+        refinement: Refinement::default(),
         nodes: 0,
         bytes_per_node: 0.0,
         edge_bytes_per_node: 0.0,
@@ -221,7 +226,8 @@ pub fn solve_clock(
         .iter()
         .all(|r| resets_closed(r, convention))
         .then(|| u8::from(input.turn == shakmaty::Color::Black));
-    let graph = search::explore(roots, convention, budget, progress);
+    let mut graph = search::explore(roots, convention, budget, progress);
+    let refinement = refine::refine_minimum(&mut graph, convention, budget);
     let analysis = Analysis::new(&graph);
     let standing = if analysis.nearest_origin.is_some() {
         Standing::Possible
@@ -230,9 +236,10 @@ pub fn solve_clock(
     } else {
         Standing::Undecided
     };
+    let shortest_depth = refinement.confirmed_depth.unwrap_or(budget.chain_depth);
     let shortest = analysis
         .shortest_line(&graph)
-        .and_then(|line| certificate(&graph, &line, convention, budget.chain_depth));
+        .and_then(|line| certificate(&graph, &line, convention, shortest_depth));
     let longest = analysis
         .longest_line()
         .and_then(|line| certificate(&graph, &line, convention, budget.chain_depth));
@@ -279,6 +286,7 @@ pub fn solve_clock(
         edge_bytes_per_node: graph.edge_bytes_per_node(),
         seconds: started.elapsed().as_secs_f64(),
         stopped_by: graph.stopped_by,
+        refinement,
         graph: Some(graph),
         analysis: Some(analysis),
         ..base
@@ -302,21 +310,20 @@ fn resets_closed(pos: &Position, convention: Convention) -> bool {
     full && pawns_home && castling_closed && pos.ep_square.is_none()
 }
 
-/// Rebuilds the positions along `line` (indices, root first, ending at an origin), finds the
-/// reset that makes the last one an origin, and checks the whole line by forward replay.
-fn certificate(
+/// Follows `line` (indices, root first) by reversible retractions: the root, the moves taken
+/// back (newest first), and the last position.
+fn replay_line(
     graph: &Graph,
     line: &[usize],
     convention: Convention,
-    chain_depth: u32,
-) -> Option<Certificate> {
-    let root_key = graph.keys[line[0]];
-    let mut pos = graph
+) -> Option<(Position, Vec<Move>, Position)> {
+    let root_key = graph.keys[*line.first()?];
+    let root = graph
         .roots
         .iter()
         .find(|r| r.zobrist() == root_key)?
         .clone();
-    let target = pos.clone();
+    let mut pos = root.clone();
     let mut backward: Vec<Move> = Vec::new();
     for &next in &line[1..] {
         let key = graph.keys[next];
@@ -326,6 +333,31 @@ fn certificate(
         backward.push(r.mv);
         pos = r.predecessor;
     }
+    Some((root, backward, pos))
+}
+
+/// The position stored as node `i` of `graph`, rebuilt along the line by which the search
+/// first reached it.
+pub(crate) fn position_of(graph: &Graph, i: usize, convention: Convention) -> Option<Position> {
+    let mut line = vec![i];
+    let mut j = i;
+    while let Some(parent) = graph.parent(j) {
+        j = parent;
+        line.push(j);
+    }
+    line.reverse();
+    replay_line(graph, &line, convention).map(|(_, _, pos)| pos)
+}
+
+/// Rebuilds the positions along `line` (indices, root first, ending at an origin), finds the
+/// reset that makes the last one an origin, and checks the whole line by forward replay.
+fn certificate(
+    graph: &Graph,
+    line: &[usize],
+    convention: Convention,
+    chain_depth: u32,
+) -> Option<Certificate> {
+    let (target, backward, pos) = replay_line(graph, line, convention)?;
     // The reset that makes the last position an origin.
     let (start, evidence, reset) = if pos.is_initial() {
         (pos.clone(), OriginEvidence::InitialArray, None)
@@ -333,7 +365,7 @@ fn certificate(
         let mut found: Option<(Retraction, OriginEvidence)> = None;
         for_each_retraction(&pos, |r| {
             if found.is_none() && r.is_reset(convention) {
-                let budget = Budget::default().chain_budget;
+                let budget = Budget::default().deep_chain_budget;
                 if let Some(e) = origin::origin_evidence(&r, chain_depth, budget) {
                     found = Some((r, e));
                 }

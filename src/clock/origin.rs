@@ -5,6 +5,7 @@ use crate::{
     legality,
     position::Position,
     retract::{Filter, Retraction, visit_retractions_material_checked},
+    rules::Convention,
 };
 
 /// Why a predecessor counts as a possible origin of the count.
@@ -47,22 +48,86 @@ fn predecessor_passes(q: &Position) -> bool {
 }
 
 fn chain_below(pos: &Position, depth: u32, budget: &mut u64) -> bool {
+    chain_status(pos, depth, budget) == ChainStatus::Found
+}
+
+/// What a look at the retraction lines below a position found.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ChainStatus {
+    /// A chain of the asked depth exists (or reaches the initial array).
+    Found,
+    /// Every line dies before the asked depth: no legal history passes through the position.
+    Dead,
+    /// The budget ran out first: nothing is shown either way.
+    Unknown,
+}
+
+/// Whether `pos` (a predecessor produced by the engine) has a legal retraction chain `depth`
+/// plies deep, telling a dead end apart from a budget that ran out.
+pub fn chain_status(pos: &Position, depth: u32, budget: &mut u64) -> ChainStatus {
     if depth == 0 || pos.is_initial() {
-        return true;
+        return ChainStatus::Found;
     }
-    let mut found = false;
+    let mut status = ChainStatus::Dead;
     visit_retractions_material_checked(pos, Filter::All, |r| {
         if *budget == 0 {
+            status = ChainStatus::Unknown;
             return false;
         }
         *budget -= 1;
         let q = &r.predecessor;
-        if predecessor_passes(q) && chain_below(q, depth - 1, budget) {
-            found = true;
+        if predecessor_passes(q) {
+            match chain_status(q, depth - 1, budget) {
+                ChainStatus::Found => {
+                    status = ChainStatus::Found;
+                    return false;
+                }
+                ChainStatus::Unknown => status = ChainStatus::Unknown,
+                ChainStatus::Dead => {}
+            }
         }
-        !found
+        true
     });
-    found
+    status
+}
+
+/// Whether `pos` is a reset origin with chains `depth` plies deep: `Found` if some reset
+/// retraction leads to the initial array or to a predecessor with such a chain, `Dead` if every
+/// reset retraction is refuted, `Unknown` if a budget (`budget` positions per reset) ran out
+/// before either was shown.
+pub fn origin_status(
+    pos: &Position,
+    convention: Convention,
+    depth: u32,
+    budget: u64,
+) -> ChainStatus {
+    if pos.is_initial() {
+        return ChainStatus::Found;
+    }
+    let mut status = ChainStatus::Dead;
+    visit_retractions_material_checked(pos, Filter::Resets(convention), |r| {
+        let q = &r.predecessor;
+        let mut left = budget;
+        let found = if q.is_initial() {
+            ChainStatus::Found
+        } else if predecessor_passes(q) {
+            chain_status(q, depth, &mut left)
+        } else {
+            ChainStatus::Dead
+        };
+        match found {
+            ChainStatus::Found => {
+                status = ChainStatus::Found;
+                false
+            }
+            ChainStatus::Unknown => {
+                status = ChainStatus::Unknown;
+                true
+            }
+            ChainStatus::Dead => true,
+        }
+    });
+    status
 }
 
 /// Decides whether the reset retraction `r` ends at a possible origin, and with what evidence.

@@ -17,7 +17,7 @@ use crate::{
     rules::Convention,
 };
 
-use super::origin::origin_evidence;
+use super::origin::{ChainStatus, origin_status};
 
 /// The index from Zobrist keys to stored positions: an open-addressing table of 4-byte
 /// position indices (the keys themselves live in [`Graph::keys`]), kept at most 70 % full.
@@ -104,6 +104,12 @@ pub struct Budget {
     pub chain_depth: u32,
     /// Positions generated at most per origin check.
     pub chain_budget: u64,
+    /// The deepest chain tried on the origins that decide the minimum: the solver raises the
+    /// depth on them, one ply at a time, and drops those whose every line dies (equal to
+    /// `chain_depth` switches this off).
+    pub max_chain_depth: u32,
+    /// Positions generated at most per deeper check.
+    pub deep_chain_budget: u64,
 }
 
 impl Default for Budget {
@@ -113,6 +119,8 @@ impl Default for Budget {
             deadline: None,
             chain_depth: 2,
             chain_budget: 20_000,
+            max_chain_depth: 6,
+            deep_chain_budget: 200_000,
         }
     }
 }
@@ -260,18 +268,12 @@ fn expand(pos: &Position, key: u64, convention: Convention, budget: &Budget) -> 
     Expansion { origin, children }
 }
 
-/// Whether `pos` is a reset origin: the initial array, or a reset retraction leads to a
-/// predecessor that passes the necessary conditions. Stops at the first one found.
+/// Whether `pos` counts as a reset origin: the initial array, or a reset retraction leads to a
+/// predecessor that passes the necessary conditions with a chain `budget.chain_depth` deep. A
+/// candidate whose check runs out of budget is kept (it is not refuted), so that the proven
+/// bounds rest only on refutations.
 pub fn is_origin(pos: &Position, convention: Convention, budget: &Budget) -> bool {
-    if pos.is_initial() {
-        return true;
-    }
-    let mut origin = false;
-    visit_retractions_material_checked(pos, Filter::Resets(convention), |r| {
-        origin = origin_evidence(&r, budget.chain_depth, budget.chain_budget).is_some();
-        !origin
-    });
-    origin
+    origin_status(pos, convention, budget.chain_depth, budget.chain_budget) != ChainStatus::Dead
 }
 
 /// Explores the reversible retractions from `roots` within `budget`. `progress` is called after

@@ -1,0 +1,162 @@
+//! Where candidate origins are refuted by deeper retraction chains.
+//!
+//! The search marks a position as an origin when one of its reset retractions leads to a
+//! predecessor with a legal retraction chain a few plies deep (`Budget::chain_depth`). A composed
+//! problem often hides a reset that this shallow check lets through but that no legal game can
+//! have played: every retraction line from its predecessor dies a little further back. The
+//! minimum depends only on the origins nearest the position, so the solver raises the depth on
+//! those, one ply at a time, up to `Budget::max_chain_depth`:
+//! * a candidate whose every line dies is dropped (a proof: only necessary conditions are used),
+//!   and the next nearest candidates are tried;
+//! * a candidate with a chain at the deepest depth, or whose check runs out of budget, stands,
+//!   and the minimum is its distance.
+
+use std::time::Instant;
+
+use crate::rules::Convention;
+
+use super::{
+    origin::{ChainStatus, origin_status},
+    position_of,
+    search::{Budget, Graph},
+};
+
+/// The most candidates looked at more deeply in one solve.
+const MAX_CANDIDATES: usize = 2_000;
+
+/// What raising the chain depth on the nearest candidates did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Refinement {
+    /// The deepest chain tried.
+    pub max_depth: u32,
+    /// Candidates looked at.
+    pub checked: usize,
+    /// Candidates dropped because every line from them dies; with the depth that showed it.
+    pub refuted: Vec<Refuted>,
+    /// The depth of the chain found below the candidate that gives the minimum, when one was
+    /// found at `max_depth` (None when the check ran out of budget, or nothing stood).
+    pub confirmed_depth: Option<u32>,
+    /// Why the refinement stopped before a candidate stood, if it did (budget, time).
+    pub stopped_by: Option<&'static str>,
+}
+
+/// A candidate origin that a deeper chain refuted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Refuted {
+    /// Its distance from the position (the clock value it would have given).
+    pub distance: u32,
+    /// The chain depth at which every line from it had died.
+    pub depth: u32,
+}
+
+/// Raises the chain depth on the origins nearest the roots of `graph` until one stands or none
+/// is left, clearing the origin flag of each one refuted.
+pub fn refine_minimum(graph: &mut Graph, convention: Convention, budget: &Budget) -> Refinement {
+    let mut out = Refinement {
+        max_depth: budget.max_chain_depth.max(budget.chain_depth),
+        ..Refinement::default()
+    };
+    if out.max_depth == budget.chain_depth {
+        return out;
+    }
+    let expanded = graph.expanded();
+    while let Some(first) = (0..expanded).find(|&i| graph.origin[i]) {
+        let distance = graph.dist(first);
+        let level_end = (graph.level_start.get(distance as usize + 1).copied())
+            .map_or(expanded, |e| (e as usize).min(expanded));
+        for i in first..level_end {
+            if !graph.origin[i] {
+                continue;
+            }
+            if out.checked >= MAX_CANDIDATES {
+                out.stopped_by = Some("candidate budget");
+                return out;
+            }
+            if budget.deadline.is_some_and(|d| Instant::now() >= d) {
+                out.stopped_by = Some("time budget");
+                return out;
+            }
+            out.checked += 1;
+            let Some(pos) = position_of(graph, i, convention) else {
+                return out; // cannot happen for a stored position; then nothing is refuted
+            };
+            if pos.is_initial() {
+                return out; // the game's start: nothing to refute
+            }
+            let mut verdict = ChainStatus::Found;
+            let mut depth = budget.chain_depth;
+            while depth < out.max_depth && verdict == ChainStatus::Found {
+                depth += 1;
+                verdict = origin_status(&pos, convention, depth, budget.deep_chain_budget);
+            }
+            match verdict {
+                ChainStatus::Dead => {
+                    graph.origin[i] = false;
+                    out.refuted.push(Refuted { distance, depth });
+                }
+                ChainStatus::Found => {
+                    out.confirmed_depth = Some(depth);
+                    return out;
+                }
+                ChainStatus::Unknown => return out,
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{clock::solve_clock, position::PositionInput, rules::Rules};
+
+    /// Black cannot take anything back: its castling rights freeze king and rooks, its pawns
+    /// stand at home, the bishops and queen are shut in by them, and its knights are gone, so
+    /// no black unit can have made the last black move. White's last move d4-d5 is a reset
+    /// whose predecessor passes the static checks, but Black's move before it cannot exist: a
+    /// chain of depth 0 lets the origin through, depth 1 refutes it, and with it every history.
+    const CAGE: &str = "r1bqkb1r/pppppppp/8/2RP4/6RR/8/K5R1/8 b kq -";
+
+    fn solve(depth: u32, max_depth: u32) -> crate::clock::ClockAnswer {
+        let input = PositionInput::parse(CAGE).unwrap();
+        let budget = Budget {
+            chain_depth: depth,
+            max_chain_depth: max_depth,
+            ..Budget::default()
+        };
+        solve_clock(&input, Rules::Fide, &budget, &|_| {})
+    }
+
+    #[test]
+    fn a_deeper_chain_refutes_the_origin_a_shallow_one_lets_through() {
+        let shallow = solve(0, 0);
+        assert_eq!(shallow.min, Some(0), "depth 0 accepts 1.d5 as the reset");
+        assert!(shallow.refinement.refuted.is_empty());
+
+        let raised = solve(0, 3);
+        assert_eq!(raised.min, None);
+        assert_eq!(raised.standing, crate::clock::Standing::NoHistory);
+        assert_eq!(
+            raised.refinement.refuted,
+            vec![Refuted {
+                distance: 0,
+                depth: 1
+            }]
+        );
+        // The default depth refutes it during the search already.
+        assert_eq!(solve(2, 2).standing, crate::clock::Standing::NoHistory);
+    }
+
+    #[test]
+    fn the_origin_that_stands_is_confirmed_at_the_deepest_depth() {
+        let input = PositionInput::parse("8/5k2/8/8/8/2K5/8/7R b - -").unwrap();
+        let budget = Budget {
+            max_nodes: 2_000,
+            ..Budget::default()
+        };
+        let a = solve_clock(&input, Rules::Fide, &budget, &|_| {});
+        assert_eq!(a.min, Some(0));
+        assert!(a.refinement.refuted.is_empty());
+        assert_eq!(a.refinement.confirmed_depth, Some(budget.max_chain_depth));
+    }
+}
