@@ -41,9 +41,17 @@ fn main() {
     let mut rates = Vec::new();
     let mut answers = Vec::new();
     for threads in [1, 2] {
-        let started = Instant::now();
-        let a = solve(threads, max_nodes);
-        let seconds = started.elapsed().as_secs_f64();
+        // The best of three runs: other work on the machine only ever slows a run down.
+        let mut best: Option<(f64, ClockAnswer)> = None;
+        for _ in 0..3 {
+            let started = Instant::now();
+            let a = solve(threads, max_nodes);
+            let seconds = started.elapsed().as_secs_f64();
+            if best.as_ref().is_none_or(|(s, _)| seconds < *s) {
+                best = Some((seconds, a));
+            }
+        }
+        let (seconds, a) = best.expect("three runs");
         let rate = a.nodes as f64 / seconds;
         println!(
             "{threads} thread(s): {} positions in {seconds:.2} s = {rate:.0} positions/s, {:.1} bytes per stored position (+ {:.1} for the adjacency)",

@@ -245,14 +245,14 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
         Standing::Illegal(_) | Standing::NoHistory => {}
         _ => {
             let min = match c.min {
-                Some(m) => format!("{m} (proven)"),
+                Some(m) => format!("{m} (nothing lower: proven; {m} itself: witnessed below)"),
                 None => format!(
                     ">= {} (proven lower bound; budget ran out)",
                     c.min_lower_bound
                 ),
             };
             let max = match c.max {
-                MaxClock::Bounded(m) => format!("{m} (proven)"),
+                MaxClock::Bounded(m) => format!("{m} (nothing higher: proven)"),
                 MaxClock::Unbounded => {
                     "unbounded (a cycle lies on a line to an origin)".to_string()
                 }
