@@ -276,7 +276,8 @@ impl<'a> Generator<'a> {
         // not, no predecessor's material is either: an un-capture or un-promotion cannot mend it).
         if attackers(&pos.board, our_king, pos.turn, pos.board.occupied()).any()
             || (pos.board.pawns() & Bitboard::BACKRANKS).any()
-            || !(pos.castling & !crate::position::possible_castling(&pos.board)).is_empty()
+            || (pos.castling.any()
+                && !(pos.castling & !crate::position::possible_castling(&pos.board)).is_empty())
             || (check_material && !material_possible(&pos.board))
         {
             return None;
@@ -338,11 +339,15 @@ impl<'a> Generator<'a> {
                 _ => {
                     let froms = attacks::attacks(to, role.of(self.us), board.occupied()) & empty;
                     for from in froms {
+                        if f.stopped {
+                            return;
+                        }
                         if quiet {
                             self.piece_move(role, from, to, None, RetractionKind::Quiet, f);
                         }
                         for (i, &cap) in UNCAPTURE_ROLES.iter().enumerate() {
                             if allowance.uncapture[i]
+                                && !f.stopped
                                 && !(cap == Role::Pawn && Bitboard::BACKRANKS.contains(to))
                             {
                                 self.piece_move(
@@ -417,7 +422,7 @@ impl<'a> Generator<'a> {
         }
         // Captures, including e.p.
         for from in attacks::pawn_attacks(!self.us, to) & empty {
-            if Bitboard::BACKRANKS.contains(from) {
+            if f.stopped || Bitboard::BACKRANKS.contains(from) {
                 continue;
             }
             for (i, &cap) in UNCAPTURE_ROLES.iter().enumerate() {
@@ -914,17 +919,13 @@ fn checks_possible(
     !(a != b && (checkers.count() > 2 || attacks::aligned(a, king, b)))
 }
 
-/// Whether no two of `pawns` share a file.
+/// Whether no two of `pawns` share a file: as many files hold one as there are pawns.
 fn pawns_on_distinct_files(pawns: Bitboard) -> bool {
-    let mut files = 0u8;
-    for sq in pawns {
-        let bit = 1u8 << sq.file().to_u32();
-        if files & bit != 0 {
-            return false;
-        }
-        files |= bit;
-    }
-    true
+    let mut x = pawns.0;
+    x |= x >> 32;
+    x |= x >> 16;
+    x |= x >> 8;
+    (x as u8).count_ones() as usize == pawns.count()
 }
 
 /// The material conditions a predecessor must meet after an un-capture or un-promotion: the
