@@ -239,33 +239,68 @@ impl Graph {
     }
 }
 
-/// What expanding one position found.
-struct Expansion {
-    origin: bool,
-    children: Vec<(u64, Position)>,
+/// What expanding a run of consecutive frontier positions found, in flat vectors (one
+/// allocation per run, not per position).
+#[derive(Default)]
+struct Part {
+    /// Whether each position is a reset origin.
+    origins: Vec<bool>,
+    /// How many reversible retractions each position has.
+    counts: Vec<u32>,
+    /// Each retraction's target: its key, and its index when already stored (`u32::MAX` if not).
+    children: Vec<(u64, u32)>,
+    /// The targets not yet stored, in order.
+    new_positions: Vec<Position>,
 }
 
-fn expand(pos: &Position, key: u64, convention: Convention, budget: &Budget) -> Expansion {
-    let mut children = Vec::with_capacity(32);
-    visit_retractions_material_checked(pos, Filter::Reversible(convention), |r| {
-        let child_key = match r.mv {
-            // A quiet move: only the moving piece, the side to move, and maybe rights and the
-            // e.p. square change.
-            shakmaty::Move::Normal {
-                role,
-                from,
-                to,
-                capture: None,
-                promotion: None,
-            } => r.predecessor.zobrist_from_quiet(pos, key, role, from, to),
-            _ => r.predecessor.zobrist_from(pos, key),
-        };
-        debug_assert_eq!(child_key, r.predecessor.zobrist());
-        children.push((child_key, r.predecessor));
-        true
-    });
-    let origin = is_origin(pos, convention, budget);
-    Expansion { origin, children }
+/// Frontier positions expanded by one task.
+const PART: usize = 32;
+
+/// Expands `run` (frontier positions with their indices): their reversible retractions, looked
+/// up in the index (read-only), and whether each is an origin.
+fn expand_part(
+    run: &[(u32, Position)],
+    graph: &Graph,
+    index: &KeyIndex,
+    convention: Convention,
+    budget: &Budget,
+) -> Part {
+    let mut part = Part {
+        origins: Vec::with_capacity(run.len()),
+        counts: Vec::with_capacity(run.len()),
+        children: Vec::with_capacity(run.len() * 16),
+        new_positions: Vec::new(),
+    };
+    for (i, pos) in run {
+        let key = graph.keys[*i as usize];
+        let before = part.children.len();
+        visit_retractions_material_checked(pos, Filter::Reversible(convention), |r| {
+            let child_key = match r.mv {
+                // A quiet move: only the moving piece, the side to move, and maybe rights and
+                // the e.p. square change.
+                shakmaty::Move::Normal {
+                    role,
+                    from,
+                    to,
+                    capture: None,
+                    promotion: None,
+                } => r.predecessor.zobrist_from_quiet(pos, key, role, from, to),
+                _ => r.predecessor.zobrist_from(pos, key),
+            };
+            debug_assert_eq!(child_key, r.predecessor.zobrist());
+            match index.get(child_key, &graph.keys) {
+                Some(j) => part.children.push((child_key, j)),
+                None => {
+                    part.children.push((child_key, u32::MAX));
+                    part.new_positions.push(r.predecessor);
+                }
+            }
+            true
+        });
+        part.counts.push((part.children.len() - before) as u32);
+        part.origins.push(is_origin(pos, convention, budget));
+    }
+    part
 }
 
 /// Whether `pos` counts as a reset origin: the initial array, or a reset retraction leads to a
@@ -323,42 +358,40 @@ pub fn explore(
             }
             // Expand in parallel, and look the children up in the index (read-only) in
             // parallel; only the new ones are inserted, in order, below.
-            let expansions: Vec<(Expansion, Vec<Option<u32>>)> = chunk
-                .par_iter()
-                .map(|(i, pos)| {
-                    let exp = expand(pos, graph.keys[*i as usize], convention, budget);
-                    let known = exp
-                        .children
-                        .iter()
-                        .map(|(key, _)| index.get(*key, &graph.keys))
-                        .collect();
-                    (exp, known)
-                })
+            let parts: Vec<Part> = chunk
+                .par_chunks(PART)
+                .map(|run| expand_part(run, &graph, &index, convention, budget))
                 .collect();
-            for ((i, _), (exp, known)) in chunk.iter().zip(expansions) {
-                debug_assert_eq!(*i as usize, graph.origin.len());
-                graph.origin.push(exp.origin);
-                for ((key, pos), known) in exp.children.into_iter().zip(known) {
-                    if let Some(j) = known {
-                        graph.edges.push(j);
-                        continue;
-                    }
-                    let new = graph.keys.len() as u32;
-                    let j = match index.get_or_insert(key, new, &graph.keys) {
-                        Some(j) => j,
-                        None => {
-                            let j = new;
-                            if graph.level_start.len() as u32 == level + 1 {
-                                graph.level_start.push(j);
-                            }
-                            graph.keys.push(key);
-                            next.push((j, pos));
-                            j
+            let mut at = chunk.iter();
+            for part in parts {
+                let mut children = part.children.into_iter();
+                let mut new_positions = part.new_positions.into_iter();
+                for (origin, count) in part.origins.into_iter().zip(part.counts) {
+                    let (i, _) = at.next().expect("one part entry per frontier position");
+                    debug_assert_eq!(*i as usize, graph.origin.len());
+                    graph.origin.push(origin);
+                    for (key, known) in children.by_ref().take(count as usize) {
+                        if known != u32::MAX {
+                            graph.edges.push(known);
+                            continue;
                         }
-                    };
-                    graph.edges.push(j);
+                        let pos = new_positions.next().expect("a position per new target");
+                        let new = graph.keys.len() as u32;
+                        let j = match index.get_or_insert(key, new, &graph.keys) {
+                            Some(j) => j,
+                            None => {
+                                if graph.level_start.len() as u32 == level + 1 {
+                                    graph.level_start.push(new);
+                                }
+                                graph.keys.push(key);
+                                next.push((new, pos));
+                                new
+                            }
+                        };
+                        graph.edges.push(j);
+                    }
+                    graph.edge_start.push(graph.edges.len() as u32);
                 }
-                graph.edge_start.push(graph.edges.len() as u32);
             }
             progress(Progress {
                 nodes: graph.keys.len() as u64,
