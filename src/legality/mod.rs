@@ -202,6 +202,15 @@ pub enum Illegality {
         /// What is wrong.
         fault: EnPassantFault,
     },
+    /// Nothing was ever captured and no pawn ever moved, so only knights and rooks (between
+    /// their corner and the knight's square) ever moved, and the parity of each side's number
+    /// of moves can be read off the board; those parities do not fit the side to move.
+    MoveParity {
+        /// The parity (0 even, 1 odd) of White's moves, and of Black's.
+        parities: [u8; 2],
+        /// The side to move.
+        turn: Color,
+    },
 }
 
 /// The capitalised name of a side.
@@ -486,6 +495,19 @@ impl fmt::Display for Illegality {
                     write!(f, ") with {} to move", side_name(!*turn))
                 }
             },
+            Illegality::MoveParity { parities, turn } => {
+                let word = |p: u8| if p == 0 { "even" } else { "odd" };
+                write!(
+                    f,
+                    "both sides have all 16 units and every pawn at home, so only knights and \
+                     rooks ever moved: each knight move changes its square colour and each rook \
+                     only went between its corner and the knight's square, so White made an {} \
+                     number of moves and Black an {} number, which cannot be with {} to move",
+                    word(parities[0]),
+                    word(parities[1]),
+                    side_name(*turn)
+                )
+            }
         }
     }
 }
@@ -529,6 +551,7 @@ pub fn static_reasons(
     if let Some(ep) = ep_square {
         position::ep_reasons(board, turn, ep, &mut out);
     }
+    position::parity_reasons(board, turn, &mut out);
     out
 }
 

@@ -381,3 +381,58 @@ pub(super) fn ep_reasons(board: &Board, turn: Color, square: Square, out: &mut V
         });
     }
 }
+
+/// The move-count parity check: when both sides have all 16 units and all 8 pawns on their
+/// starting rank, nothing was ever captured and no pawn ever moved. Then bishops, queen and king
+/// never moved (each is shut in by pawns and by the others, which cannot move first), castling
+/// never happened (the f-bishop never left), and a rook can only have gone between its corner
+/// and the knight's square next to it. So each side's number of moves has the parity of its
+/// knights' changes of square colour (the two knights start on squares of different colours, so
+/// either assignment gives the same parity) plus its rooks off their corners. White to move
+/// needs equal parities, Black to move different ones.
+///
+/// The check applies only when every piece stands where this reasoning puts it (rooks on their
+/// corner or next to it, the others at home); other placements are left to the other checks.
+pub(super) fn parity_reasons(board: &Board, turn: Color, out: &mut Vec<Illegality>) {
+    let mut parities = [0u8; 2];
+    for (i, color) in [Color::White, Color::Black].into_iter().enumerate() {
+        let ours = board.by_color(color);
+        let back = color.fold_wb(Rank::First, Rank::Eighth);
+        let home = color.fold_wb(Rank::Second, Rank::Seventh);
+        let sq = |file: File| Square::from_coords(file, back);
+        if ours.count() != 16 || (board.pawns() & ours) != Bitboard::from_rank(home) {
+            return;
+        }
+        let at = |file: File, role: Role| board.piece_at(sq(file)) == Some(role.of(color));
+        if !(at(File::C, Role::Bishop)
+            && at(File::F, Role::Bishop)
+            && at(File::D, Role::Queen)
+            && at(File::E, Role::King))
+        {
+            return;
+        }
+        if (board.knights() & ours).count() != 2 {
+            return;
+        }
+        let rooks = board.rooks() & ours;
+        let queen_side = Bitboard::from_square(sq(File::A)).with(sq(File::B));
+        let king_side = Bitboard::from_square(sq(File::G)).with(sq(File::H));
+        if (rooks & queen_side).count() != 1 || (rooks & king_side).count() != 1 {
+            return;
+        }
+        let mut parity =
+            u8::from(rooks.contains(sq(File::B))) + u8::from(rooks.contains(sq(File::G)));
+        // The knights start on b (light for White, dark for Black) and g (the other colour):
+        // the number of light knights now differs from one by the parity of their moves.
+        let light_knights = (board.knights() & ours & Bitboard::LIGHT_SQUARES).count();
+        parity += u8::from(light_knights != 1);
+        parities[i] = parity % 2;
+    }
+    let fits = match turn {
+        Color::White => parities[0] == parities[1],
+        Color::Black => parities[0] != parities[1],
+    };
+    if !fits {
+        out.push(Illegality::MoveParity { parities, turn });
+    }
+}

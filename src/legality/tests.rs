@@ -1746,3 +1746,64 @@ fn castling_checks_pass() {
     eprintln!("{setups} setups, {castling_checks} checks by castling");
     assert!(castling_checks > 300, "{castling_checks}");
 }
+
+#[test]
+fn move_parity_refutes_a_lone_knight_tempo() {
+    // Black's knight went b8-a6: an odd number of black moves; White's units are all at home
+    // (an even number). With White to move both sides must have made as many moves.
+    let r = reasons("r1bqkbnr/pppppppp/n7/8/8/8/PPPPPPPP/RNBQKBNR w - -");
+    assert!(
+        matches!(
+            r.as_slice(),
+            [Illegality::MoveParity {
+                parities: [0, 1],
+                turn: Color::White
+            }]
+        ),
+        "{:?}",
+        r.iter().map(ToString::to_string).collect::<Vec<_>>()
+    );
+    // With Black to move White has made one move more: 1.Nf3 Na6 2.Ng1 reaches it.
+    assert!(reasons("r1bqkbnr/pppppppp/n7/8/8/8/PPPPPPPP/RNBQKBNR b - -").is_empty());
+    // A rook on the knight's square counts as one move.
+    assert!(reasons("1rbqkbnr/pppppppp/n7/8/8/8/PPPPPPPP/RNBQKBNR w - -").is_empty());
+}
+
+#[test]
+fn move_parity_holds_along_random_knight_and_rook_games() {
+    // Games of knight and rook moves only (no capture, no pawn move) from the initial array:
+    // the parity check never fires on a position they reach.
+    let mut state = 0x1234_5678_9ABC_DEF1u64;
+    let mut next = move || {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    };
+    let mut checked = 0;
+    for _ in 0..800 {
+        let mut pos = Chess::default();
+        for _ in 0..60 {
+            let moves: Vec<_> = pos
+                .legal_moves()
+                .into_iter()
+                .filter(|m| matches!(m.role(), Role::Knight | Role::Rook) && !m.is_capture())
+                .collect();
+            if moves.is_empty() {
+                break;
+            }
+            pos.play_unchecked(moves[(next() % moves.len() as u64) as usize]);
+            let r: Vec<_> = static_reasons(pos.board(), pos.turn(), Bitboard::EMPTY, None)
+                .into_iter()
+                .filter(|r| matches!(r, Illegality::MoveParity { .. }))
+                .collect();
+            assert!(
+                r.is_empty(),
+                "{}",
+                Fen::from_position(&pos, EnPassantMode::Always)
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 10_000, "{checked}");
+}
