@@ -269,7 +269,7 @@ fn expand_part(
         origins: Vec::with_capacity(run.len()),
         counts: Vec::with_capacity(run.len()),
         children: Vec::with_capacity(run.len() * 16),
-        new_positions: Vec::new(),
+        new_positions: Vec::with_capacity(run.len() * 8),
     };
     for (i, pos) in run {
         let key = graph.keys[*i as usize];
