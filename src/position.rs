@@ -172,6 +172,30 @@ impl Position {
         key
     }
 
+    /// A 32-bit check of the four FEN fields, independent of [`Position::zobrist`] (a
+    /// multiply-and-fold hash of the bitboards): the search tells positions apart by both, so
+    /// that merging two different positions needs a 96-bit collision.
+    pub fn check_hash(&self) -> u32 {
+        let b = &self.board;
+        let mut h: u64 = 0x9E37_79B9_7F4A_7C15;
+        for word in [
+            b.white().0,
+            b.pawns().0,
+            b.knights().0,
+            b.bishops().0,
+            b.rooks().0,
+            b.queens().0,
+            b.kings().0,
+            self.castling.0,
+            u64::from(self.turn == Color::White)
+                | (self.ep_square.map_or(0, |sq| u64::from(sq) + 1) << 1),
+        ] {
+            h = (h ^ word).wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+            h ^= h >> 33;
+        }
+        (h >> 32) as u32
+    }
+
     /// The square of `color`'s king, if there is exactly one.
     pub fn king(&self, color: Color) -> Option<Square> {
         let kings = self.board.kings() & self.board.by_color(color);
@@ -666,6 +690,30 @@ mod tests {
             }
         }
         assert!(checked > 100, "only {checked} retractions checked");
+    }
+
+    #[test]
+    fn check_hashes_tell_apart_what_zobrist_keys_do() {
+        use crate::retract::retractions;
+        let pos = PositionInput::parse(
+            "r3k2r/pppq1ppp/2n2n2/3pp3/1b1PP1b1/2N2N2/PPPQ1PPP/R3K2R w KQkq -",
+        )
+        .unwrap()
+        .candidates()
+        .remove(0);
+        let mut seen = std::collections::HashSet::new();
+        let preds: Vec<Position> = retractions(&pos)
+            .into_iter()
+            .map(|r| r.predecessor)
+            .collect();
+        for p in &preds {
+            seen.insert(p.check_hash());
+        }
+        // Distinct predecessors (rights and e.p. variants included) get distinct checks.
+        let distinct: std::collections::HashSet<u64> =
+            preds.iter().map(Position::zobrist).collect();
+        assert_eq!(seen.len(), distinct.len());
+        assert!(seen.len() > 20);
     }
 
     #[test]

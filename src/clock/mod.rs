@@ -112,7 +112,8 @@ pub struct ClockAnswer {
     pub refinement: Refinement,
     /// Positions stored.
     pub nodes: u64,
-    /// Bytes per stored position in the position table (key, distance, parent, flags, index).
+    /// Bytes per stored position in the position table (key, check, origin flag, adjacency
+    /// offset, level ranges, index).
     pub bytes_per_node: f64,
     /// Bytes per stored position in the adjacency lists.
     pub edge_bytes_per_node: f64,
@@ -317,19 +318,22 @@ fn replay_line(
     line: &[usize],
     convention: Convention,
 ) -> Option<(Position, Vec<Move>, Position)> {
-    let root_key = graph.keys[*line.first()?];
+    let first = *line.first()?;
+    let (root_key, root_check) = (graph.keys[first], graph.checks[first]);
     let root = graph
         .roots
         .iter()
-        .find(|r| r.zobrist() == root_key)?
+        .find(|r| r.zobrist() == root_key && r.check_hash() == root_check)?
         .clone();
     let mut pos = root.clone();
     let mut backward: Vec<Move> = Vec::new();
     for &next in &line[1..] {
-        let key = graph.keys[next];
-        let r = retractions(&pos)
-            .into_iter()
-            .find(|r| !r.is_reset(convention) && r.predecessor.zobrist() == key)?;
+        let (key, check) = (graph.keys[next], graph.checks[next]);
+        let r = retractions(&pos).into_iter().find(|r| {
+            !r.is_reset(convention)
+                && r.predecessor.zobrist() == key
+                && r.predecessor.check_hash() == check
+        })?;
         backward.push(r.mv);
         pos = r.predecessor;
     }

@@ -2,10 +2,11 @@
 //! position, level by level, each level expanded in parallel and merged in a fixed order so
 //! that the graph (and every answer drawn from it) is the same for any number of threads.
 //!
-//! Stored per position: its 64-bit Zobrist key, whether it is a reset origin, and its reversible
-//! retractions as indices (a compact adjacency list); distances are level ranges, and the
-//! position through which another was first reached is found again from the adjacency when a
-//! line is wanted. Positions themselves are kept only for the frontier being expanded.
+//! Stored per position: its 64-bit Zobrist key and 32-bit check, whether it is a reset
+//! origin, and its reversible retractions as indices (a compact adjacency list); distances are
+//! level ranges, and the position through which another was first reached is found again from
+//! the adjacency when a line is wanted. Positions themselves are kept only for the frontier
+//! being expanded.
 
 use std::time::Instant;
 
@@ -20,7 +21,9 @@ use crate::{
 use super::origin::{ChainStatus, origin_status};
 
 /// The index from Zobrist keys to stored positions: an open-addressing table of 4-byte
-/// position indices (the keys themselves live in [`Graph::keys`]), kept at most 70 % full.
+/// position indices (the keys themselves live in [`Graph::keys`]), kept at most 70 % full. A
+/// position is found only when both its 64-bit Zobrist key and its independent 32-bit check
+/// ([`Position::check_hash`]) match, so two positions are merged only if 96 bits collide.
 struct KeyIndex {
     slots: Vec<u32>,
     len: usize,
@@ -41,7 +44,7 @@ impl KeyIndex {
     }
 
     /// The index stored for `key`, if any (read-only, so lookups can run in parallel).
-    fn get(&self, key: u64, keys: &[u64]) -> Option<u32> {
+    fn get(&self, key: u64, check: u32, graph: &Graph) -> Option<u32> {
         let mask = self.slots.len() - 1;
         let mut i = (key as usize) & mask;
         loop {
@@ -49,17 +52,17 @@ impl KeyIndex {
             if slot == Self::EMPTY {
                 return None;
             }
-            if keys[slot as usize] == key {
+            if graph.keys[slot as usize] == key && graph.checks[slot as usize] == check {
                 return Some(slot);
             }
             i = (i + 1) & mask;
         }
     }
 
-    /// The index stored for `key`, or inserts `new` and returns None.
-    fn get_or_insert(&mut self, key: u64, new: u32, keys: &[u64]) -> Option<u32> {
+    /// The index stored for `key` and `check`, or inserts `new` and returns None.
+    fn get_or_insert(&mut self, key: u64, check: u32, new: u32, graph: &Graph) -> Option<u32> {
         if (self.len + 1) * 10 > self.slots.len() * 7 {
-            self.grow(keys);
+            self.grow(&graph.keys);
         }
         let mask = self.slots.len() - 1;
         let mut i = (key as usize) & mask;
@@ -70,7 +73,7 @@ impl KeyIndex {
                 self.len += 1;
                 return None;
             }
-            if keys[slot as usize] == key {
+            if graph.keys[slot as usize] == key && graph.checks[slot as usize] == check {
                 return Some(slot);
             }
             i = (i + 1) & mask;
@@ -141,6 +144,8 @@ pub struct Graph {
     pub roots: Vec<Position>,
     /// Zobrist key of each stored position; roots first, then in breadth-first order.
     pub keys: Vec<u64>,
+    /// The independent 32-bit check of each stored position ([`Position::check_hash`]).
+    pub checks: Vec<u32>,
     /// `level_start[d]` is the index of the first position at distance `d` from the roots
     /// (positions are stored in breadth-first order, so a level is a range of indices).
     pub level_start: Vec<u32>,
@@ -211,6 +216,7 @@ impl Graph {
             return 0.0;
         }
         let bytes = self.keys.capacity() * 8
+            + self.checks.capacity() * 4
             + self.level_start.capacity() * 4
             + self.origin.capacity()
             + self.edge_start.capacity() * 4
@@ -231,6 +237,7 @@ impl Graph {
     /// Ends the search: gives back the tables' spare capacity and records the index's size.
     fn finish(&mut self, index: &KeyIndex) {
         self.keys.shrink_to_fit();
+        self.checks.shrink_to_fit();
         self.level_start.shrink_to_fit();
         self.origin.shrink_to_fit();
         self.edge_start.shrink_to_fit();
@@ -247,8 +254,9 @@ struct Part {
     origins: Vec<bool>,
     /// How many reversible retractions each position has.
     counts: Vec<u32>,
-    /// Each retraction's target: its key, and its index when already stored (`u32::MAX` if not).
-    children: Vec<(u64, u32)>,
+    /// Each retraction's target: its key and check, and its index when already stored
+    /// (`u32::MAX` if not).
+    children: Vec<(u64, u32, u32)>,
     /// The targets not yet stored, in order.
     new_positions: Vec<Position>,
 }
@@ -288,10 +296,11 @@ fn expand_part(
                 _ => r.predecessor.zobrist_from(pos, key),
             };
             debug_assert_eq!(child_key, r.predecessor.zobrist());
-            match index.get(child_key, &graph.keys) {
-                Some(j) => part.children.push((child_key, j)),
+            let check = r.predecessor.check_hash();
+            match index.get(child_key, check, graph) {
+                Some(j) => part.children.push((child_key, check, j)),
                 None => {
-                    part.children.push((child_key, u32::MAX));
+                    part.children.push((child_key, check, u32::MAX));
                     part.new_positions.push(r.predecessor);
                 }
             }
@@ -323,6 +332,7 @@ pub fn explore(
     let mut graph = Graph {
         roots: roots.clone(),
         keys: Vec::new(),
+        checks: Vec::new(),
         level_start: vec![0],
         origin: Vec::new(),
         edge_start: vec![0],
@@ -335,10 +345,12 @@ pub fn explore(
     for root in roots {
         let key = root.zobrist();
         let i = graph.keys.len() as u32;
-        if index.get_or_insert(key, i, &graph.keys).is_some() {
+        let check = root.check_hash();
+        if index.get_or_insert(key, check, i, &graph).is_some() {
             continue;
         }
         graph.keys.push(key);
+        graph.checks.push(check);
         frontier.push((i, root));
     }
     let mut level = 0u32;
@@ -370,20 +382,21 @@ pub fn explore(
                     let (i, _) = at.next().expect("one part entry per frontier position");
                     debug_assert_eq!(*i as usize, graph.origin.len());
                     graph.origin.push(origin);
-                    for (key, known) in children.by_ref().take(count as usize) {
+                    for (key, check, known) in children.by_ref().take(count as usize) {
                         if known != u32::MAX {
                             graph.edges.push(known);
                             continue;
                         }
                         let pos = new_positions.next().expect("a position per new target");
                         let new = graph.keys.len() as u32;
-                        let j = match index.get_or_insert(key, new, &graph.keys) {
+                        let j = match index.get_or_insert(key, check, new, &graph) {
                             Some(j) => j,
                             None => {
                                 if graph.level_start.len() as u32 == level + 1 {
                                     graph.level_start.push(new);
                                 }
                                 graph.keys.push(key);
+                                graph.checks.push(check);
                                 next.push((new, pos));
                                 new
                             }
