@@ -202,6 +202,17 @@ pub enum Illegality {
         /// What is wrong.
         fault: EnPassantFault,
     },
+    /// A unit stands where it cannot have come from any square it could start on or be promoted
+    /// on: the pawns that never moved (on their starting rank), and the units shut in by them,
+    /// wall it in.
+    Confined {
+        /// The unit's side.
+        color: Color,
+        /// Its role.
+        role: Role,
+        /// Its square.
+        square: Square,
+    },
     /// Nothing was ever captured and no pawn ever moved, so only knights and rooks (between
     /// their corner and the knight's square) ever moved, and the parity of each side's number
     /// of moves can be read off the board; those parities do not fit the side to move.
@@ -495,6 +506,18 @@ impl fmt::Display for Illegality {
                     write!(f, ") with {} to move", side_name(!*turn))
                 }
             },
+            Illegality::Confined {
+                color,
+                role,
+                square,
+            } => write!(
+                f,
+                "the {} {} on {square} cannot have got there: the pawns that never moved (and \
+                 the units they shut in) wall it off from every square it could have started \
+                 on or been promoted on",
+                side_adj(*color),
+                role_name(*role)
+            ),
             Illegality::MoveParity { parities, turn } => {
                 let word = |p: u8| if p == 0 { "even" } else { "odd" };
                 write!(
@@ -551,6 +574,7 @@ pub fn static_reasons(
     if let Some(ep) = ep_square {
         position::ep_reasons(board, turn, ep, &mut out);
     }
+    position::confinement_reasons(board, &mut out);
     position::parity_reasons(board, turn, &mut out);
     out
 }

@@ -436,3 +436,103 @@ pub(super) fn parity_reasons(board: &Board, turn: Color, out: &mut Vec<Illegalit
         out.push(Illegality::MoveParity { parities, turn });
     }
 }
+
+/// The squares a unit of `role` steps to from `sq` in one step of its moves (one square along
+/// each line for line pieces, whose longer moves are chains of such steps over empty squares).
+fn step_targets(role: Role, sq: Square) -> Bitboard {
+    match role {
+        Role::Knight => attacks::knight_attacks(sq),
+        Role::Bishop => attacks::king_attacks(sq) & attacks::bishop_attacks(sq, Bitboard::FULL),
+        Role::Rook => attacks::king_attacks(sq) & attacks::rook_attacks(sq, Bitboard::FULL),
+        Role::Queen | Role::King => attacks::king_attacks(sq),
+        Role::Pawn => Bitboard::EMPTY,
+    }
+}
+
+/// The squares `piece` can have started the game on (for a bishop, the one of its square's
+/// colour).
+fn original_squares(piece: Piece, sq: Square) -> Bitboard {
+    let back = Bitboard::from_rank(piece.color.fold_wb(Rank::First, Rank::Eighth));
+    let files = |fs: &[File]| {
+        fs.iter()
+            .fold(Bitboard::EMPTY, |b, &f| b | Bitboard::from_file(f))
+    };
+    let squares = back
+        & match piece.role {
+            Role::Knight => files(&[File::B, File::G]),
+            Role::Bishop => files(&[File::C, File::F]),
+            Role::Rook => files(&[File::A, File::H]),
+            Role::Queen => files(&[File::D]),
+            Role::King => files(&[File::E]),
+            Role::Pawn => Bitboard::EMPTY,
+        };
+    if piece.role == Role::Bishop {
+        let colour = if sq.is_light() {
+            Bitboard::LIGHT_SQUARES
+        } else {
+            Bitboard::DARK_SQUARES
+        };
+        squares & colour
+    } else {
+        squares
+    }
+}
+
+/// Confinement: pawns on their starting rank never moved, so their squares were occupied during
+/// the whole game; so were the squares of units that could never step anywhere else (then they
+/// stand where they started). Every other piece must be connected, by steps of its own moves
+/// over squares not so occupied, to a square it could have started on, or (not the king) to its
+/// promotion rank.
+pub(super) fn confinement_reasons(board: &Board, out: &mut Vec<Illegality>) {
+    let mut fixed = (board.pawns() & board.white() & Bitboard::from_rank(Rank::Second))
+        | (board.pawns() & board.black() & Bitboard::from_rank(Rank::Seventh));
+    if fixed.is_empty() {
+        return;
+    }
+    let promotion_rank = |c: Color| Bitboard::from_rank(c.fold_wb(Rank::Eighth, Rank::First));
+    // Units that cannot step off their square never moved: they stand on an original square.
+    loop {
+        let mut grew = false;
+        for sq in board.occupied() & !board.pawns() & !fixed {
+            let Some(piece) = board.piece_at(sq) else {
+                continue;
+            };
+            if (step_targets(piece.role, sq) & !fixed).is_empty()
+                && original_squares(piece, sq).contains(sq)
+                && !promotion_rank(piece.color).contains(sq)
+            {
+                fixed.add(sq);
+                grew = true;
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
+    for sq in board.occupied() & !board.pawns() & !fixed {
+        let Some(piece) = board.piece_at(sq) else {
+            continue;
+        };
+        let mut goals = original_squares(piece, sq);
+        if piece.role != Role::King {
+            goals |= promotion_rank(piece.color);
+        }
+        let mut reached = Bitboard::from_square(sq);
+        let mut frontier = reached;
+        while frontier.any() && (reached & goals).is_empty() {
+            let mut next = Bitboard::EMPTY;
+            for s in frontier {
+                next |= step_targets(piece.role, s);
+            }
+            frontier = next & !fixed & !reached;
+            reached |= frontier;
+        }
+        if (reached & goals).is_empty() {
+            out.push(Illegality::Confined {
+                color: piece.color,
+                role: piece.role,
+                square: sq,
+            });
+        }
+    }
+}

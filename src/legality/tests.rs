@@ -333,9 +333,9 @@ fn promoted_extras() {
     );
     assert_passes("4k3/8/8/8/8/8/PPPPPPP1/3QK2Q w - - 0 1");
     // Two light-squared bishops with 8 pawns; a light and a dark one are fine.
-    let (r, _) = only_reason("4k3/8/8/8/8/8/PPPPPPPP/4KB1B w - - 0 1");
+    let (r, _) = only_reason("4k3/8/8/8/8/3B4/PPPPPPPP/4KB2 w - - 0 1");
     assert!(matches!(r, Illegality::TooManyPromoted { .. }));
-    assert_passes("4k3/8/8/8/8/8/PPPPPPPP/4KBB1 w - - 0 1");
+    assert_passes("4k3/8/8/8/8/8/PPPPPPPP/2B1KB2 w - - 0 1");
     // Black: three rooks and eight pawns.
     let (r, _) = only_reason("rr2k2r/pppppppp/8/8/8/8/8/4K3 w - - 0 1");
     assert!(matches!(
@@ -1806,4 +1806,70 @@ fn move_parity_holds_along_random_knight_and_rook_games() {
         }
     }
     assert!(checked > 10_000, "{checked}");
+}
+
+#[test]
+fn confined_units() {
+    // The bishop on a1 could only have come through b2, where a pawn has stood all game.
+    let (r, msg) = only_reason("4k3/8/8/8/8/8/1P6/B3K3 w - -");
+    assert!(matches!(
+        r,
+        Illegality::Confined {
+            color: Color::White,
+            role: Role::Bishop,
+            square: Square::A1
+        }
+    ));
+    assert!(
+        msg.starts_with("the white bishop on a1 cannot have got there"),
+        "{msg}"
+    );
+    // The f1-bishop never moved (e2 and g2 never emptied), so the king never passed f1.
+    let (r, _) = only_reason("4k3/8/8/8/8/8/PPPPPPPP/RNBQ1BKR w - -");
+    assert!(matches!(
+        r,
+        Illegality::Confined {
+            role: Role::King,
+            square: Square::G1,
+            ..
+        }
+    ));
+    // After castling the f1 square was empty: fine. A bishop with a way out: fine.
+    assert_passes("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQ1RK1 w kq -");
+    assert_passes("4k3/8/8/8/8/8/5PPP/5BK1 w - -");
+    // A black knight on h8 beside a home pawn on f7: its other jump, g6, holds a pawn that has
+    // moved (so g6 was empty once), and the knight may have come that way.
+    assert_passes("4k2n/5p2/6p1/8/8/8/8/4K3 w - -");
+}
+
+#[test]
+fn confinement_holds_along_random_games() {
+    let mut state = 0x0BAD_5EED_1234_5678u64;
+    let mut next = move || {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    };
+    let mut checked = 0;
+    for _ in 0..400 {
+        let mut pos = Chess::default();
+        for _ in 0..120 {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            pos.play_unchecked(moves[(next() % moves.len() as u64) as usize]);
+            let mut out = Vec::new();
+            position::confinement_reasons(pos.board(), &mut out);
+            assert!(
+                out.is_empty(),
+                "{}: {:?}",
+                Fen::from_position(&pos, EnPassantMode::Always),
+                out.iter().map(ToString::to_string).collect::<Vec<_>>()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 20_000, "{checked}");
 }
