@@ -108,9 +108,11 @@ pub fn origin_status(
     visit_retractions_material_checked(pos, Filter::Resets(convention), |r| {
         let q = &r.predecessor;
         let mut left = budget;
+        // A unit put back by an un-capture may stand where no unit can have got (walled off
+        // by pawns that never moved): such a reset is refuted at once.
         let found = if q.is_initial() {
             ChainStatus::Found
-        } else if predecessor_passes(q) {
+        } else if predecessor_passes(q) && legality::confinement_ok(&q.board) {
             chain_status(q, depth, &mut left)
         } else {
             ChainStatus::Dead

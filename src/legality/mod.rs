@@ -541,6 +541,13 @@ fn sat(n: u8, base: u8) -> u32 {
     u32::from(n.saturating_sub(base))
 }
 
+/// Whether no unit is walled off by pawns that never moved (see [`Illegality::Confined`]).
+pub fn confinement_ok(board: &Board) -> bool {
+    let mut out = Vec::new();
+    position::confinement_reasons(board, &mut out);
+    out.is_empty()
+}
+
 /// Every static reason (SPEC §5) why the position cannot arise from the initial array; empty when
 /// all checks pass.
 ///
