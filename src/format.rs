@@ -360,6 +360,7 @@ fn refinement_json(r: &crate::clock::Refinement) -> Value {
     json!({
         "max_depth": r.max_depth,
         "checked": r.checked,
+        "positions": r.positions,
         "refuted": r.refuted.iter().map(|x| json!({"distance": x.distance, "depth": x.depth})).collect::<Vec<_>>(),
         "confirmed_depth": r.confirmed_depth,
         "stopped_by": r.stopped_by,

@@ -101,6 +101,17 @@ pub fn origin_status(
     depth: u32,
     budget: u64,
 ) -> ChainStatus {
+    origin_status_counted(pos, convention, depth, budget, &mut 0)
+}
+
+/// As [`origin_status`], adding the positions generated to `spent`.
+pub fn origin_status_counted(
+    pos: &Position,
+    convention: Convention,
+    depth: u32,
+    budget: u64,
+    spent: &mut u64,
+) -> ChainStatus {
     if pos.is_initial() {
         return ChainStatus::Found;
     }
@@ -117,6 +128,7 @@ pub fn origin_status(
         } else {
             ChainStatus::Dead
         };
+        *spent += budget - left;
         match found {
             ChainStatus::Found => {
                 status = ChainStatus::Found;

@@ -16,13 +16,17 @@ use std::time::Instant;
 use crate::rules::Convention;
 
 use super::{
-    origin::{ChainStatus, origin_status},
+    origin::{ChainStatus, origin_status_counted},
     position_of,
     search::{Budget, Graph},
 };
 
 /// The most candidates looked at more deeply in one solve.
 const MAX_CANDIDATES: usize = 2_000;
+
+/// The most positions the deeper checks of one solve may generate, all candidates together
+/// (each check also has its own `Budget::deep_chain_budget` per reset).
+const MAX_POSITIONS: u64 = 5_000_000;
 
 /// What raising the chain depth on the nearest candidates did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -31,6 +35,8 @@ pub struct Refinement {
     pub max_depth: u32,
     /// Candidates looked at.
     pub checked: usize,
+    /// Positions the deeper checks generated.
+    pub positions: u64,
     /// Candidates dropped because every line from them dies; with the depth that showed it.
     pub refuted: Vec<Refuted>,
     /// The depth of the chain found below the candidate that gives the minimum, when one was
@@ -72,6 +78,10 @@ pub fn refine_minimum(graph: &mut Graph, convention: Convention, budget: &Budget
                 out.stopped_by = Some("candidate budget");
                 return out;
             }
+            if out.positions >= MAX_POSITIONS {
+                out.stopped_by = Some("position budget");
+                return out;
+            }
             if budget.deadline.is_some_and(|d| Instant::now() >= d) {
                 out.stopped_by = Some("time budget");
                 return out;
@@ -87,7 +97,14 @@ pub fn refine_minimum(graph: &mut Graph, convention: Convention, budget: &Budget
             let mut depth = budget.chain_depth;
             while depth < out.max_depth && verdict == ChainStatus::Found {
                 depth += 1;
-                verdict = origin_status(&pos, convention, depth, budget.deep_chain_budget);
+                let left = MAX_POSITIONS.saturating_sub(out.positions);
+                verdict = origin_status_counted(
+                    &pos,
+                    convention,
+                    depth,
+                    budget.deep_chain_budget.min(left),
+                    &mut out.positions,
+                );
             }
             match verdict {
                 ChainStatus::Dead => {
