@@ -69,25 +69,36 @@ pub fn chain_status(pos: &Position, depth: u32, budget: &mut u64) -> ChainStatus
         return ChainStatus::Found;
     }
     let mut status = ChainStatus::Dead;
-    visit_retractions_material_checked(pos, Filter::All, |r| {
-        if *budget == 0 {
-            status = ChainStatus::Unknown;
-            return false;
-        }
-        *budget -= 1;
-        let q = &r.predecessor;
-        if predecessor_passes(q) {
-            match chain_status(q, depth - 1, budget) {
-                ChainStatus::Found => {
-                    status = ChainStatus::Found;
-                    return false;
-                }
-                ChainStatus::Unknown => status = ChainStatus::Unknown,
-                ChainStatus::Dead => {}
+    // Every retraction is either reversible or a reset (under any one convention); the
+    // reversible ones come first because they are cheaper to generate and a chain is usually
+    // found among them.
+    for filter in [
+        Filter::Reversible(Convention::Fide),
+        Filter::Resets(Convention::Fide),
+    ] {
+        let finished = visit_retractions_material_checked(pos, filter, |r| {
+            if *budget == 0 {
+                status = ChainStatus::Unknown;
+                return false;
             }
+            *budget -= 1;
+            let q = &r.predecessor;
+            if predecessor_passes(q) {
+                match chain_status(q, depth - 1, budget) {
+                    ChainStatus::Found => {
+                        status = ChainStatus::Found;
+                        return false;
+                    }
+                    ChainStatus::Unknown => status = ChainStatus::Unknown,
+                    ChainStatus::Dead => {}
+                }
+            }
+            true
+        });
+        if !finished {
+            break;
         }
-        true
-    });
+    }
     status
 }
 
