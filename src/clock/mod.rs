@@ -341,12 +341,17 @@ fn replay_line(
 }
 
 /// The position stored as node `i` of `graph`, rebuilt along the line by which the search
-/// first reached it.
-pub(crate) fn position_of(graph: &Graph, i: usize, convention: Convention) -> Option<Position> {
+/// first reached it; `parents` is [`Graph::parents`] (for many positions, computed once).
+pub(crate) fn position_of(
+    graph: &Graph,
+    parents: &[u32],
+    i: usize,
+    convention: Convention,
+) -> Option<Position> {
     let mut line = vec![i];
     let mut j = i;
-    while let Some(parent) = graph.parent(j) {
-        j = parent;
+    while parents[j] != u32::MAX {
+        j = parents[j] as usize;
         line.push(j);
     }
     line.reverse();

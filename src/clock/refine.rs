@@ -66,6 +66,7 @@ pub fn refine_minimum(graph: &mut Graph, convention: Convention, budget: &Budget
         return out;
     }
     let expanded = graph.expanded();
+    let mut parents: Option<Vec<u32>> = None;
     while let Some(first) = (0..expanded).find(|&i| graph.origin[i]) {
         let distance = graph.dist(first);
         let level_end = (graph.level_start.get(distance as usize + 1).copied())
@@ -87,7 +88,8 @@ pub fn refine_minimum(graph: &mut Graph, convention: Convention, budget: &Budget
                 return out;
             }
             out.checked += 1;
-            let Some(pos) = position_of(graph, i, convention) else {
+            let parents = parents.get_or_insert_with(|| graph.parents());
+            let Some(pos) = position_of(graph, parents, i, convention) else {
                 return out; // cannot happen for a stored position; then nothing is refuted
             };
             if pos.is_initial() {
@@ -162,6 +164,26 @@ mod tests {
         );
         // The default depth refutes it during the search already.
         assert_eq!(solve(2, 2).standing, crate::clock::Standing::NoHistory);
+    }
+
+    #[test]
+    fn parents_in_one_pass_equal_parents_one_by_one() {
+        let input = PositionInput::parse("8/5k2/8/8/8/2K5/8/7R b - -").unwrap();
+        let budget = Budget {
+            max_nodes: 3_000,
+            ..Budget::default()
+        };
+        let a = solve_clock(&input, Rules::Fide, &budget, &|_| {});
+        let graph = a.graph.as_ref().unwrap();
+        let parents = graph.parents();
+        for (j, &p) in parents.iter().enumerate() {
+            assert_eq!(
+                graph.parent(j),
+                (p != u32::MAX).then_some(p as usize),
+                "{j}"
+            );
+        }
+        assert!(parents.len() > 1_000);
     }
 
     #[test]

@@ -186,6 +186,29 @@ impl Graph {
         (start..end).find(|&i| self.children(i).contains(&(j as u32)))
     }
 
+    /// [`Graph::parent`] of every stored position at once (`u32::MAX` for roots), in one pass
+    /// over the adjacency.
+    pub fn parents(&self) -> Vec<u32> {
+        let mut parents = vec![u32::MAX; self.len()];
+        let mut seen = vec![false; self.len()];
+        let roots = self.level_start.get(1).map_or(self.len(), |&e| e as usize);
+        for s in seen.iter_mut().take(roots) {
+            *s = true;
+        }
+        // Breadth-first order: the first position (by index) of the level above that reaches
+        // a position is the one through which the search first reached it.
+        for i in 0..self.expanded() {
+            for &j in self.children(i) {
+                let j = j as usize;
+                if !seen[j] {
+                    seen[j] = true;
+                    parents[j] = i as u32;
+                }
+            }
+        }
+        parents
+    }
+
     /// Number of positions stored.
     pub fn len(&self) -> usize {
         self.keys.len()
