@@ -1769,42 +1769,56 @@ fn move_parity_refutes_a_lone_knight_tempo() {
     assert!(reasons("1rbqkbnr/pppppppp/n7/8/8/8/PPPPPPPP/RNBQKBNR w - -").is_empty());
 }
 
-#[test]
-fn move_parity_holds_along_random_knight_and_rook_games() {
-    // Games of knight and rook moves only (no capture, no pawn move) from the initial array:
-    // the parity check never fires on a position they reach.
-    let mut state = 0x1234_5678_9ABC_DEF1u64;
+/// Plays `games` seeded random games of at most `plies` plies from the initial array, choosing
+/// among the legal moves that `keep` allows, and calls `visit` on every position reached.
+/// Returns how many positions were visited.
+fn random_walks(
+    seed: u64,
+    games: usize,
+    plies: usize,
+    keep: impl Fn(&shakmaty::Move) -> bool,
+    mut visit: impl FnMut(&Chess),
+) -> usize {
+    let mut state = seed;
     let mut next = move || {
         state ^= state >> 12;
         state ^= state << 25;
         state ^= state >> 27;
         state.wrapping_mul(0x2545_F491_4F6C_DD1D)
     };
-    let mut checked = 0;
-    for _ in 0..800 {
+    let mut visited = 0;
+    for _ in 0..games {
         let mut pos = Chess::default();
-        for _ in 0..60 {
-            let moves: Vec<_> = pos
-                .legal_moves()
-                .into_iter()
-                .filter(|m| matches!(m.role(), Role::Knight | Role::Rook) && !m.is_capture())
-                .collect();
+        for _ in 0..plies {
+            let moves: Vec<_> = pos.legal_moves().into_iter().filter(&keep).collect();
             if moves.is_empty() {
                 break;
             }
             pos.play_unchecked(moves[(next() % moves.len() as u64) as usize]);
-            let r: Vec<_> = static_reasons(pos.board(), pos.turn(), Bitboard::EMPTY, None)
-                .into_iter()
-                .filter(|r| matches!(r, Illegality::MoveParity { .. }))
-                .collect();
-            assert!(
-                r.is_empty(),
-                "{}",
-                Fen::from_position(&pos, EnPassantMode::Always)
-            );
-            checked += 1;
+            visit(&pos);
+            visited += 1;
         }
     }
+    visited
+}
+
+#[test]
+fn move_parity_holds_along_random_knight_and_rook_games() {
+    // Games of knight and rook moves only (no capture, no pawn move) from the initial array:
+    // the parity check never fires on a position they reach.
+    let keep =
+        |m: &shakmaty::Move| matches!(m.role(), Role::Knight | Role::Rook) && !m.is_capture();
+    let checked = random_walks(0x1234_5678_9ABC_DEF1, 800, 60, keep, |pos| {
+        let r: Vec<_> = static_reasons(pos.board(), pos.turn(), Bitboard::EMPTY, None)
+            .into_iter()
+            .filter(|r| matches!(r, Illegality::MoveParity { .. }))
+            .collect();
+        assert!(
+            r.is_empty(),
+            "{}",
+            Fen::from_position(pos, EnPassantMode::Always)
+        );
+    });
     assert!(checked > 10_000, "{checked}");
 }
 
@@ -1844,32 +1858,21 @@ fn confined_units() {
 
 #[test]
 fn confinement_holds_along_random_games() {
-    let mut state = 0x0BAD_5EED_1234_5678u64;
-    let mut next = move || {
-        state ^= state >> 12;
-        state ^= state << 25;
-        state ^= state >> 27;
-        state.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    };
-    let mut checked = 0;
-    for _ in 0..400 {
-        let mut pos = Chess::default();
-        for _ in 0..120 {
-            let moves = pos.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            pos.play_unchecked(moves[(next() % moves.len() as u64) as usize]);
+    let checked = random_walks(
+        0x0BAD_5EED_1234_5678,
+        400,
+        120,
+        |_| true,
+        |pos| {
             let mut out = Vec::new();
             position::confinement_reasons(pos.board(), &mut out);
             assert!(
                 out.is_empty(),
                 "{}: {:?}",
-                Fen::from_position(&pos, EnPassantMode::Always),
+                Fen::from_position(pos, EnPassantMode::Always),
                 out.iter().map(ToString::to_string).collect::<Vec<_>>()
             );
-            checked += 1;
-        }
-    }
+        },
+    );
     assert!(checked > 20_000, "{checked}");
 }
