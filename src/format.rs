@@ -344,12 +344,20 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
     }
     out.push_str(&refinement_human(&c.refinement));
     out.push_str(&format!(
-        "  search: {} positions, {}, {:.2} s, {} thread(s), origins need a retraction chain {} deep{}\n",
+        "  search: {} positions, {}, {:.2} s, {} thread(s), origins need a retraction chain {} deep{}{}\n",
         c.nodes,
         if c.complete { "complete" } else { "incomplete" },
         c.seconds,
         threads,
         c.chain_depth,
+        if c.refinement.checked > 0 {
+            format!(
+                " (the nearest {} checked up to {} deep)",
+                c.refinement.checked, c.refinement.max_depth
+            )
+        } else {
+            String::new()
+        },
         c.stopped_by.map(|s| format!(", stopped by the {s}")).unwrap_or_default()
     ));
     out
@@ -368,7 +376,7 @@ fn refinement_json(r: &crate::clock::Refinement) -> Value {
 }
 
 /// What deeper chains did to the nearest origins, as lines of the human output (empty when
-/// they changed nothing worth saying).
+/// they refuted nothing; the depth of the chain that stands is in the shortest line's origin).
 fn refinement_human(r: &crate::clock::Refinement) -> String {
     let mut out = String::new();
     if !r.refuted.is_empty() {
@@ -387,11 +395,6 @@ fn refinement_human(r: &crate::clock::Refinement) -> String {
                 "  refuted: {count} candidate origin(s) at clock {distance}: every retraction line from their resets dies within {depth} plies\n"
             ));
         }
-    }
-    if let Some(depth) = r.confirmed_depth {
-        out.push_str(&format!(
-            "  the origin of the shortest line has a legal retraction chain {depth} plies deep\n"
-        ));
     }
     if let Some(why) = r.stopped_by {
         out.push_str(&format!(

@@ -161,8 +161,11 @@ pub fn origin_evidence(r: &Retraction, depth: u32, budget: u64) -> Option<Origin
         return Some(OriginEvidence::FromInitialArray);
     }
     // The predecessor comes from the retraction engine: the shortcut of the static checks
-    // applies to it as to every position of the chain.
+    // applies to it as to every position of the chain; confinement as in `origin_status`.
+    let q = &r.predecessor;
     let mut budget = budget;
-    (predecessor_passes(&r.predecessor) && chain_below(&r.predecessor, depth, &mut budget))
-        .then_some(OriginEvidence::RetractionChain { depth })
+    (predecessor_passes(q)
+        && legality::confinement_ok(&q.board)
+        && chain_below(q, depth, &mut budget))
+    .then_some(OriginEvidence::RetractionChain { depth })
 }
