@@ -352,7 +352,7 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
         c.chain_depth,
         if c.refinement.checked > 0 {
             format!(
-                " (the nearest {} checked up to {} deep)",
+                "; {} nearest origin(s) re-checked up to {} plies deep",
                 c.refinement.checked, c.refinement.max_depth
             )
         } else {
