@@ -392,7 +392,8 @@ fn refinement_human(r: &crate::clock::Refinement) -> String {
         }
         for (distance, count, depth) in by_distance {
             out.push_str(&format!(
-                "  refuted: {count} candidate origin(s) at clock {distance}: every retraction line from their resets dies within {depth} plies\n"
+                "  refuted: {count} candidate origin(s) at clock {distance}: every retraction line from their resets dies within {depth} {}\n",
+                if depth == 1 { "ply" } else { "plies" }
             ));
         }
     }
