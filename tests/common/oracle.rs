@@ -291,52 +291,9 @@ fn candidates(p: &Setup, origins: Origins) -> Vec<(Board, Move)> {
                     }
                 }
             }
-            Role::King => {
-                for from in attacks::king_attacks(to) & empty {
-                    for capture in uncaptures(to) {
-                        let mv = Move::Normal {
-                            role,
-                            from,
-                            capture,
-                            to,
-                            promotion: None,
-                        };
-                        out.push((normal(from, to, role, capture), mv));
-                    }
-                }
-                // Castling: king on g/c of its back rank, rook on f/d.
-                let back = mover.backrank();
-                for (king_to, rook_to, rook_from) in
-                    [(File::G, File::F, File::H), (File::C, File::D, File::A)]
-                {
-                    let king_to = Square::from_coords(king_to, back);
-                    let rook_to = Square::from_coords(rook_to, back);
-                    let rook_from = Square::from_coords(rook_from, back);
-                    let king_from = Square::from_coords(File::E, back);
-                    if to != king_to
-                        || p.board.piece_at(rook_to) != Some(Role::Rook.of(mover))
-                        || !empty.contains(king_from)
-                        || !empty.contains(rook_from)
-                    {
-                        continue;
-                    }
-                    let mut board = p.board.clone();
-                    board.discard_piece_at(king_to);
-                    board.discard_piece_at(rook_to);
-                    board.set_piece_at(king_from, Role::King.of(mover));
-                    board.set_piece_at(rook_from, Role::Rook.of(mover));
-                    out.push((
-                        board,
-                        Move::Castle {
-                            king: king_from,
-                            rook: rook_from,
-                        },
-                    ));
-                }
-            }
-            Role::Knight | Role::Bishop | Role::Rook | Role::Queen => {
+            Role::King | Role::Knight | Role::Bishop | Role::Rook | Role::Queen => {
                 // Every square from which this role reaches `to` (on an empty board, or with
-                // P's other units in the way: see `Origins`).
+                // P's other units in the way: see `Origins`; a king's step is the same either way).
                 let piece = Piece { color: mover, role };
                 let blockers = match origins {
                     Origins::EmptyBoard => Bitboard::EMPTY,
@@ -354,27 +311,60 @@ fn candidates(p: &Setup, origins: Origins) -> Vec<(Board, Move)> {
                         out.push((normal(from, to, role, capture), mv));
                     }
                 }
-                // Promotion: a pawn on the 7th rank moved to the last rank.
-                if to.rank() == mover.relative_rank(Rank::Eighth) {
-                    for files in [-1, 0, 1] {
-                        let Some(from) = behind(to, mover, 1, files).filter(|s| empty.contains(*s))
-                        else {
+                if role == Role::King {
+                    // Castling: king on g/c of its back rank, rook on f/d.
+                    let back = mover.backrank();
+                    for (king_to, rook_to, rook_from) in
+                        [(File::G, File::F, File::H), (File::C, File::D, File::A)]
+                    {
+                        let king_to = Square::from_coords(king_to, back);
+                        let rook_to = Square::from_coords(rook_to, back);
+                        let rook_from = Square::from_coords(rook_from, back);
+                        let king_from = Square::from_coords(File::E, back);
+                        if to != king_to
+                            || p.board.piece_at(rook_to) != Some(Role::Rook.of(mover))
+                            || !empty.contains(king_from)
+                            || !empty.contains(rook_from)
+                        {
                             continue;
-                        };
-                        let captures = if files == 0 {
-                            vec![None]
-                        } else {
-                            uncaptures(to).into_iter().skip(1).collect()
-                        };
-                        for capture in captures {
-                            let mv = Move::Normal {
-                                role: Role::Pawn,
-                                from,
-                                capture,
-                                to,
-                                promotion: Some(role),
+                        }
+                        let mut board = p.board.clone();
+                        board.discard_piece_at(king_to);
+                        board.discard_piece_at(rook_to);
+                        board.set_piece_at(king_from, Role::King.of(mover));
+                        board.set_piece_at(rook_from, Role::Rook.of(mover));
+                        out.push((
+                            board,
+                            Move::Castle {
+                                king: king_from,
+                                rook: rook_from,
+                            },
+                        ));
+                    }
+                } else {
+                    // Promotion: a pawn on the 7th rank moved to the last rank.
+                    if to.rank() == mover.relative_rank(Rank::Eighth) {
+                        for files in [-1, 0, 1] {
+                            let Some(from) =
+                                behind(to, mover, 1, files).filter(|s| empty.contains(*s))
+                            else {
+                                continue;
                             };
-                            out.push((normal(from, to, Role::Pawn, capture), mv));
+                            let captures = if files == 0 {
+                                vec![None]
+                            } else {
+                                uncaptures(to).into_iter().skip(1).collect()
+                            };
+                            for capture in captures {
+                                let mv = Move::Normal {
+                                    role: Role::Pawn,
+                                    from,
+                                    capture,
+                                    to,
+                                    promotion: Some(role),
+                                };
+                                out.push((normal(from, to, Role::Pawn, capture), mv));
+                            }
                         }
                     }
                 }
