@@ -378,20 +378,7 @@ fn candidates(p: &Setup, origins: Origins) -> Vec<(Board, Move)> {
 /// e1/e8 and a rook of the same colour on a corner of that rank) that includes P's rights (a move
 /// never adds a right; shakmaty's forward play would reject the others anyway).
 fn castling_choices(board: &Board, p_rights: Bitboard) -> Vec<Bitboard> {
-    let mut allowed = Bitboard::EMPTY;
-    for color in Color::ALL {
-        let back = color.backrank();
-        if board.king_of(color) != Some(Square::from_coords(File::E, back)) {
-            continue;
-        }
-        for file in [File::A, File::H] {
-            let corner = Square::from_coords(file, back);
-            if board.piece_at(corner) == Some(Role::Rook.of(color)) {
-                allowed.add(corner);
-            }
-        }
-    }
-    allowed
+    super::positions::consistent_rights(board)
         .carry_rippler()
         .filter(|subset| subset.is_superset(p_rights))
         .collect()

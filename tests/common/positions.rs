@@ -452,7 +452,7 @@ pub fn castling_positions(n: usize, seed: u64) -> Vec<Setup> {
 }
 
 /// All castling rights a placement allows (king on e1/e8, rook of its colour on a corner).
-fn consistent_rights(board: &Board) -> Bitboard {
+pub fn consistent_rights(board: &Board) -> Bitboard {
     let mut rights = Bitboard::EMPTY;
     for color in Color::ALL {
         let back = color.backrank();
