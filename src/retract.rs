@@ -110,7 +110,7 @@ impl Retraction {
 ///
 /// A position with a wrong number of kings, or whose side not to move is in check, has none.
 pub fn retractions(pos: &Position) -> Vec<Retraction> {
-    let mut out = Vec::with_capacity(64);
+    let mut out = Vec::with_capacity(256);
     for_each_retraction(pos, |r| out.push(r));
     out
 }
