@@ -25,7 +25,7 @@ use crate::{
 pub use analysis::Analysis;
 pub use origin::OriginEvidence;
 pub use refine::Refinement;
-pub use search::{Budget, Graph, Progress};
+pub use search::{Budget, Graph, PositionId, Progress};
 
 /// The largest graph on which the exact set of values is listed.
 const VALUES_GRAPH_LIMIT: usize = 200_000;
@@ -319,20 +319,16 @@ fn replay_line(
     convention: Convention,
 ) -> Option<(Position, Vec<Move>, Position)> {
     let first = *line.first()?;
-    let (root_key, root_check) = (graph.keys[first], graph.checks[first]);
     let root = graph
         .roots
         .iter()
-        .find(|r| r.zobrist() == root_key && r.check_hash() == root_check)?
+        .find(|r| PositionId::of(r) == graph.ids[first])?
         .clone();
     let mut pos = root.clone();
     let mut backward: Vec<Move> = Vec::new();
     for &next in &line[1..] {
-        let (key, check) = (graph.keys[next], graph.checks[next]);
         let r = retractions(&pos).into_iter().find(|r| {
-            !r.is_reset(convention)
-                && r.predecessor.zobrist() == key
-                && r.predecessor.check_hash() == check
+            !r.is_reset(convention) && PositionId::of(&r.predecessor) == graph.ids[next]
         })?;
         backward.push(r.mv);
         pos = r.predecessor;

@@ -20,22 +20,31 @@ use crate::{
 
 use super::origin::{ChainStatus, origin_status};
 
-/// The index from Zobrist keys to stored positions: an open-addressing table of 4-byte
-/// position indices (the keys themselves live in [`Graph::keys`]), kept at most 70 % full. A
-/// position is found only when both its 64-bit Zobrist key and its independent 32-bit check
-/// ([`Position::check_hash`]) match, so two positions are merged only if 96 bits collide.
+/// The index from Zobrist keys to stored positions: an open-addressing table of 4-byte slots,
+/// kept at most 70 % full (the keys themselves live in [`Graph::keys`]). A slot holds a
+/// position's index in its low bits and, in the bits the indices do not need yet, a fingerprint
+/// of the key (its top bits), so that a probe passes over most other positions without reading
+/// their keys. A position is found only when both its 64-bit Zobrist key and its independent
+/// 32-bit check ([`Position::check_hash`]) match, so two positions are merged only if 96 bits
+/// collide.
 struct KeyIndex {
     slots: Vec<u32>,
     len: usize,
+    /// How many low bits of a slot hold the index; the rest hold the fingerprint.
+    index_bits: u32,
 }
 
 impl KeyIndex {
     const EMPTY: u32 = u32::MAX;
+    /// Index bits to start with: room for about a million positions before the fingerprint
+    /// gives up a bit.
+    const START_INDEX_BITS: u32 = 20;
 
     fn new() -> KeyIndex {
         KeyIndex {
             slots: vec![Self::EMPTY; 1024],
             len: 0,
+            index_bits: Self::START_INDEX_BITS,
         }
     }
 
@@ -43,17 +52,45 @@ impl KeyIndex {
         self.slots.capacity() * 4
     }
 
+    /// The fingerprint of `key` placed in a slot's high bits (zero when indices take all 32).
+    fn fingerprint(&self, key: u64) -> u32 {
+        match 32 - self.index_bits {
+            0 => 0,
+            bits => ((key >> (64 - bits)) as u32) << self.index_bits,
+        }
+    }
+
+    fn index_mask(&self) -> u32 {
+        Self::mask_of(self.index_bits)
+    }
+
+    fn mask_of(index_bits: u32) -> u32 {
+        match index_bits {
+            32 => u32::MAX,
+            bits => (1 << bits) - 1,
+        }
+    }
+
     /// The index stored for `key`, if any (read-only, so lookups can run in parallel).
     fn get(&self, key: u64, check: u32, graph: &Graph) -> Option<u32> {
+        self.probe(key, check, graph).ok()
+    }
+
+    /// The index stored for `key` and `check`, or the empty slot where it belongs.
+    fn probe(&self, key: u64, check: u32, graph: &Graph) -> Result<u32, usize> {
         let mask = self.slots.len() - 1;
+        let (fingerprint, index_mask) = (self.fingerprint(key), self.index_mask());
         let mut i = (key as usize) & mask;
         loop {
             let slot = self.slots[i];
             if slot == Self::EMPTY {
-                return None;
+                return Err(i);
             }
-            if graph.keys[slot as usize] == key && graph.checks[slot as usize] == check {
-                return Some(slot);
+            let index = slot & index_mask;
+            if slot & !index_mask == fingerprint
+                && graph.ids[index as usize] == PositionId::new(key, check)
+            {
+                return Ok(index);
             }
             i = (i + 1) & mask;
         }
@@ -61,35 +98,40 @@ impl KeyIndex {
 
     /// The index stored for `key` and `check`, or inserts `new` and returns None.
     fn get_or_insert(&mut self, key: u64, check: u32, new: u32, graph: &Graph) -> Option<u32> {
-        if (self.len + 1) * 10 > self.slots.len() * 7 {
-            self.grow(&graph.keys);
+        // Every index stays below the mask, so that no slot reads as empty: give the
+        // fingerprint's lowest bit to the indices when they need it.
+        while new >= self.index_mask() {
+            let old = self.index_bits;
+            self.index_bits += 1;
+            self.rebuild(self.slots.len(), old, &graph.ids);
         }
-        let mask = self.slots.len() - 1;
-        let mut i = (key as usize) & mask;
-        loop {
-            let slot = self.slots[i];
-            if slot == Self::EMPTY {
-                self.slots[i] = new;
+        if (self.len + 1) * 10 > self.slots.len() * 7 {
+            self.rebuild(self.slots.len() * 2, self.index_bits, &graph.ids);
+        }
+        match self.probe(key, check, graph) {
+            Ok(index) => Some(index),
+            Err(i) => {
+                self.slots[i] = self.fingerprint(key) | new;
                 self.len += 1;
-                return None;
+                None
             }
-            if graph.keys[slot as usize] == key && graph.checks[slot as usize] == check {
-                return Some(slot);
-            }
-            i = (i + 1) & mask;
         }
     }
 
-    fn grow(&mut self, keys: &[u64]) {
-        let size = self.slots.len() * 2;
+    /// Places every stored index again, in a table of `size` slots with the current split;
+    /// the slots were written with `old_index_bits` index bits.
+    fn rebuild(&mut self, size: usize, old_index_bits: u32, ids: &[PositionId]) {
+        let old_mask = Self::mask_of(old_index_bits);
         let mut slots = vec![Self::EMPTY; size];
         for &slot in &self.slots {
             if slot != Self::EMPTY {
-                let mut i = (keys[slot as usize] as usize) & (size - 1);
+                let index = slot & old_mask;
+                let key = ids[index as usize].key();
+                let mut i = (key as usize) & (size - 1);
                 while slots[i] != Self::EMPTY {
                     i = (i + 1) & (size - 1);
                 }
-                slots[i] = slot;
+                slots[i] = self.fingerprint(key) | index;
             }
         }
         self.slots = slots;
@@ -137,15 +179,39 @@ pub struct Progress {
     pub level: u32,
 }
 
+/// What tells stored positions apart: the Zobrist key and an independent 32-bit check
+/// ([`Position::check_hash`]), packed in 12 bytes so that one memory access reads both.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(C, packed(4))]
+pub struct PositionId {
+    key: u64,
+    check: u32,
+}
+
+impl PositionId {
+    /// An identity from a Zobrist key (often computed incrementally) and a check.
+    pub fn new(key: u64, check: u32) -> PositionId {
+        PositionId { key, check }
+    }
+
+    /// The identity of `pos`.
+    pub fn of(pos: &Position) -> PositionId {
+        PositionId::new(pos.zobrist(), pos.check_hash())
+    }
+
+    /// The Zobrist key.
+    pub fn key(self) -> u64 {
+        self.key
+    }
+}
+
 /// The explored part of the reversible retraction graph.
 #[derive(Clone, Debug)]
 pub struct Graph {
     /// The starting positions (several when the input leaves castling or e.p. open).
     pub roots: Vec<Position>,
-    /// Zobrist key of each stored position; roots first, then in breadth-first order.
-    pub keys: Vec<u64>,
-    /// The independent 32-bit check of each stored position ([`Position::check_hash`]).
-    pub checks: Vec<u32>,
+    /// The identity of each stored position; roots first, then in breadth-first order.
+    pub ids: Vec<PositionId>,
     /// `level_start[d]` is the index of the first position at distance `d` from the roots
     /// (positions are stored in breadth-first order, so a level is a range of indices).
     pub level_start: Vec<u32>,
@@ -211,12 +277,12 @@ impl Graph {
 
     /// Number of positions stored.
     pub fn len(&self) -> usize {
-        self.keys.len()
+        self.ids.len()
     }
 
     /// Whether nothing was stored.
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        self.ids.is_empty()
     }
 
     /// Number of positions whose retractions were generated.
@@ -235,32 +301,30 @@ impl Graph {
     /// Bytes per stored position of the position table: key, origin flag, adjacency offset,
     /// level ranges and the key index, as held at the end of the search.
     pub fn bytes_per_node(&self) -> f64 {
-        if self.keys.is_empty() {
+        if self.ids.is_empty() {
             return 0.0;
         }
-        let bytes = self.keys.capacity() * 8
-            + self.checks.capacity() * 4
+        let bytes = self.ids.capacity() * std::mem::size_of::<PositionId>()
             + self.level_start.capacity() * 4
             + self.origin.capacity()
             + self.edge_start.capacity() * 4
             + self.index_bytes;
-        bytes as f64 / self.keys.len() as f64
+        bytes as f64 / self.ids.len() as f64
     }
 
     /// Bytes per stored position of the adjacency (4 per reversible retraction).
     pub fn edge_bytes_per_node(&self) -> f64 {
-        if self.keys.is_empty() {
+        if self.ids.is_empty() {
             return 0.0;
         }
-        (self.edges.capacity() * 4) as f64 / self.keys.len() as f64
+        (self.edges.capacity() * 4) as f64 / self.ids.len() as f64
     }
 }
 
 impl Graph {
     /// Ends the search: gives back the tables' spare capacity and records the index's size.
     fn finish(&mut self, index: &KeyIndex) {
-        self.keys.shrink_to_fit();
-        self.checks.shrink_to_fit();
+        self.ids.shrink_to_fit();
         self.level_start.shrink_to_fit();
         self.origin.shrink_to_fit();
         self.edge_start.shrink_to_fit();
@@ -303,7 +367,7 @@ fn expand_part(
         new_positions: Vec::with_capacity(run.len() * 8),
     };
     for (i, pos) in run {
-        let key = graph.keys[*i as usize];
+        let key = graph.ids[*i as usize].key();
         let before = part.children.len();
         visit_retractions_material_checked(pos, Filter::Reversible(convention), |r| {
             let child_key = match r.mv {
@@ -354,8 +418,7 @@ pub fn explore(
     let mut index = KeyIndex::new();
     let mut graph = Graph {
         roots: roots.clone(),
-        keys: Vec::new(),
-        checks: Vec::new(),
+        ids: Vec::new(),
         level_start: vec![0],
         origin: Vec::new(),
         edge_start: vec![0],
@@ -367,13 +430,12 @@ pub fn explore(
     let mut frontier: Vec<(u32, Position)> = Vec::new();
     for root in roots {
         let key = root.zobrist();
-        let i = graph.keys.len() as u32;
+        let i = graph.ids.len() as u32;
         let check = root.check_hash();
         if index.get_or_insert(key, check, i, &graph).is_some() {
             continue;
         }
-        graph.keys.push(key);
-        graph.checks.push(check);
+        graph.ids.push(PositionId::new(key, check));
         frontier.push((i, root));
     }
     let mut level = 0u32;
@@ -381,7 +443,7 @@ pub fn explore(
     while !frontier.is_empty() {
         let mut next: Vec<(u32, Position)> = Vec::new();
         for chunk in frontier.chunks(BATCH) {
-            if graph.keys.len() as u64 >= budget.max_nodes {
+            if graph.ids.len() as u64 >= budget.max_nodes {
                 graph.stopped_by = Some("node budget");
                 graph.finish(&index);
                 return graph;
@@ -411,15 +473,14 @@ pub fn explore(
                             continue;
                         }
                         let pos = new_positions.next().expect("a position per new target");
-                        let new = graph.keys.len() as u32;
+                        let new = graph.ids.len() as u32;
                         let j = match index.get_or_insert(key, check, new, &graph) {
                             Some(j) => j,
                             None => {
                                 if graph.level_start.len() as u32 == level + 1 {
                                     graph.level_start.push(new);
                                 }
-                                graph.keys.push(key);
-                                graph.checks.push(check);
+                                graph.ids.push(PositionId::new(key, check));
                                 next.push((new, pos));
                                 new
                             }
@@ -430,7 +491,7 @@ pub fn explore(
                 }
             }
             progress(Progress {
-                nodes: graph.keys.len() as u64,
+                nodes: graph.ids.len() as u64,
                 level,
             });
         }
@@ -440,4 +501,68 @@ pub fn explore(
     graph.complete = true;
     graph.finish(&index);
     graph
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn empty_graph() -> Graph {
+        Graph {
+            roots: Vec::new(),
+            ids: Vec::new(),
+            level_start: vec![0],
+            origin: Vec::new(),
+            edge_start: vec![0],
+            edges: Vec::new(),
+            complete: false,
+            stopped_by: None,
+            index_bytes: 0,
+        }
+    }
+
+    /// Inserts `n` pseudo-random keys, some of them twice and some differing only in the
+    /// check, into an index whose indices start with `index_bits` bits, and finds them all.
+    fn round_trip(index_bits: u32, n: u32) {
+        let mut index = KeyIndex::new();
+        index.index_bits = index_bits;
+        let mut graph = empty_graph();
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut stored = Vec::new();
+        for i in 0..n {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            // Every fifth key repeats the one before (a fresh one) with another check: a
+            // different position.
+            let (key, check) = match stored.last() {
+                Some(&(key, check, _)) if i % 5 == 0 => (key, check ^ 1),
+                _ => (state, (state >> 17) as u32),
+            };
+            let new = graph.ids.len() as u32;
+            assert_eq!(index.get_or_insert(key, check, new, &graph), None);
+            graph.ids.push(PositionId::new(key, check));
+            stored.push((key, check, new));
+            // Asking again finds it and inserts nothing.
+            assert_eq!(index.get_or_insert(key, check, new + 1, &graph), Some(new));
+        }
+        for &(key, check, at) in &stored {
+            assert_eq!(index.get(key, check, &graph), Some(at));
+        }
+        assert_eq!(index.get(0x1234_5678, 7, &graph), None);
+        assert_eq!(index.len, n as usize);
+        assert!(index.index_bits >= 32 - (n.leading_zeros()));
+    }
+
+    #[test]
+    fn index_finds_every_position_as_the_fingerprint_shrinks() {
+        // Starting with 3 index bits, the split moves many times while the table grows.
+        round_trip(3, 5000);
+    }
+
+    #[test]
+    fn index_works_with_indices_taking_every_bit() {
+        round_trip(31, 3000);
+        round_trip(32, 3000);
+    }
 }
