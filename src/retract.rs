@@ -343,23 +343,17 @@ impl<'a> Generator<'a> {
                             return;
                         }
                         if quiet {
-                            self.piece_move(role, from, to, None, RetractionKind::Quiet, f);
+                            self.simple(role, from, to, None, None, RetractionKind::Quiet, f);
                         }
-                        for (i, &cap) in UNCAPTURE_ROLES.iter().enumerate() {
-                            if allowance.uncapture[i]
-                                && !f.stopped
-                                && !(cap == Role::Pawn && Bitboard::BACKRANKS.contains(to))
-                            {
-                                self.piece_move(
-                                    role,
-                                    from,
-                                    to,
-                                    Some(cap),
-                                    RetractionKind::Uncapture,
-                                    f,
-                                );
-                            }
-                        }
+                        self.uncaptures(
+                            role,
+                            from,
+                            to,
+                            None,
+                            allowance.uncapture,
+                            RetractionKind::Uncapture,
+                            f,
+                        );
                     }
                     if zeroing
                         && role != Role::King
@@ -425,19 +419,15 @@ impl<'a> Generator<'a> {
             if f.stopped || Bitboard::BACKRANKS.contains(from) {
                 continue;
             }
-            for (i, &cap) in UNCAPTURE_ROLES.iter().enumerate() {
-                if allowance.uncapture[i] {
-                    self.simple(
-                        Role::Pawn,
-                        from,
-                        to,
-                        Some(cap),
-                        None,
-                        RetractionKind::Uncapture,
-                        f,
-                    );
-                }
-            }
+            self.uncaptures(
+                Role::Pawn,
+                from,
+                to,
+                None,
+                allowance.uncapture,
+                RetractionKind::Uncapture,
+                f,
+            );
             if to.rank() == sixth && allowance.uncapture[0] {
                 self.en_passant(from, to, empty, f);
             }
@@ -497,34 +487,20 @@ impl<'a> Generator<'a> {
                 f,
             );
         }
+        // A pawn is never taken on the back rank.
+        let mut pieces = allowance.uncapture;
+        pieces[0] = false;
         for from in attacks::pawn_attacks(!self.us, to) & empty {
-            for (i, &cap) in UNCAPTURE_ROLES.iter().enumerate() {
-                if allowance.uncapture[i] && cap != Role::Pawn {
-                    self.simple(
-                        Role::Pawn,
-                        from,
-                        to,
-                        Some(cap),
-                        Some(role),
-                        RetractionKind::UnpromotionUncapture,
-                        f,
-                    );
-                }
-            }
+            self.uncaptures(
+                Role::Pawn,
+                from,
+                to,
+                Some(role),
+                pieces,
+                RetractionKind::UnpromotionUncapture,
+                f,
+            );
         }
-    }
-
-    /// A piece (not a pawn) moved from `from` to `to`, maybe capturing `cap`.
-    fn piece_move(
-        &self,
-        role: Role,
-        from: Square,
-        to: Square,
-        cap: Option<Role>,
-        kind: RetractionKind,
-        f: &mut Sink<'_>,
-    ) {
-        self.simple(role, from, to, cap, None, kind, f);
     }
 
     /// Builds the predecessor of a normal move and emits it with every consistent choice of
@@ -549,7 +525,98 @@ impl<'a> Generator<'a> {
         if let Some(cap) = capture {
             board.set_piece_at(to, cap.of(!self.us));
         }
-        // Rights the move may have removed.
+        let optional = self.removed_rights(role, from, to, capture, &board);
+        let mv = Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        };
+        let material = self.material_check(role, from, to, capture, promotion);
+        self.emit(board, self.pos.castling, optional, material, kind, mv, f);
+    }
+
+    /// The un-captures of one move of ours from `from` to `to` (a pawn promoting there to
+    /// `promotion`, if given), one per role that `roles` allows (indexed as
+    /// `UNCAPTURE_ROLES`), in that order. They differ only in the unit put back on `to`, which
+    /// is theirs: it blocks lines to their king but attacks only ours. So the attacks on their
+    /// king, and the checks on ours by the other units, are found once for all of them.
+    #[allow(clippy::too_many_arguments)]
+    fn uncaptures(
+        &self,
+        role: Role,
+        from: Square,
+        to: Square,
+        promotion: Option<Role>,
+        roles: [bool; 5],
+        kind: RetractionKind,
+        f: &mut Sink<'_>,
+    ) {
+        if f.stopped || !roles.contains(&true) {
+            return;
+        }
+        let mut board = self.pos.board.clone();
+        board.discard_piece_at(to);
+        board.set_piece_at(from, role.of(self.us));
+        let occupied = board.occupied().with(to);
+        // The opponent (not to move in the predecessor) is not in check.
+        if attackers(&board, self.their_king, self.us, occupied).any() {
+            return;
+        }
+        let our_king = if role == Role::King {
+            from
+        } else {
+            self.our_king
+        };
+        let other_checkers = attackers(&board, our_king, !self.us, occupied);
+        for (i, &cap) in UNCAPTURE_ROLES.iter().enumerate() {
+            if !roles[i] || f.stopped || (cap == Role::Pawn && Bitboard::BACKRANKS.contains(to)) {
+                continue;
+            }
+            let unit = cap.of(!self.us);
+            let mut pred = board.clone();
+            pred.set_piece_at(to, unit);
+            let mut checkers = other_checkers;
+            if attacks::attacks(to, unit, occupied).contains(our_king) {
+                checkers.add(to);
+            }
+            if !checks_possible(&pred, our_king, checkers, None, !self.us)
+                || !self.material_ok(
+                    &pred,
+                    self.material_check(role, from, to, Some(cap), promotion),
+                )
+            {
+                continue;
+            }
+            let optional = self.removed_rights(role, from, to, Some(cap), &pred);
+            let mv = Move::Normal {
+                role,
+                from,
+                capture: Some(cap),
+                to,
+                promotion,
+            };
+            let base = Position {
+                board: pred,
+                turn: self.us,
+                castling: self.pos.castling,
+                ep_square: None,
+            };
+            self.push_variants(base, optional, kind, mv, f);
+        }
+    }
+
+    /// The castling rights the move may have removed, given the predecessor's `board`: a king
+    /// or rook leaving its original square, a capture on a rook's original square.
+    fn removed_rights(
+        &self,
+        role: Role,
+        from: Square,
+        to: Square,
+        capture: Option<Role>,
+        board: &Board,
+    ) -> Bitboard {
         let mut optional = Bitboard::EMPTY;
         let our_back = self.us.fold_wb(Rank::First, Rank::Eighth);
         let our_king_home = Square::from_coords(shakmaty::File::E, our_back);
@@ -580,13 +647,18 @@ impl<'a> Generator<'a> {
                 optional.add(to);
             }
         }
-        let mv = Move::Normal {
-            role,
-            from,
-            capture,
-            to,
-            promotion,
-        };
+        optional
+    }
+
+    /// How the material of the predecessor of a normal move is to be checked.
+    fn material_check(
+        &self,
+        role: Role,
+        from: Square,
+        to: Square,
+        capture: Option<Role>,
+        promotion: Option<Role>,
+    ) -> MaterialCheck {
         // Pawn steps matter too: a pawn can change file only as far as it has advanced. A piece
         // taking a piece changes no pawn structure: its verdict depends only on the role put
         // back (and a bishop's square colour), so it is remembered per generation; a piece
@@ -594,7 +666,7 @@ impl<'a> Generator<'a> {
         // our pawns stand on different files, keeps every pawn on its own file: our captures
         // do not change, and the opponent's change only if the pawn is back on its starting
         // rank (it then blocks that file) and the opponent has promoted extras.
-        let material_changed = match capture {
+        match capture {
             Some(Role::Pawn) if role != Role::Pawn && promotion.is_none() => {
                 MaterialCheck::RememberedPawn(to)
             }
@@ -621,16 +693,7 @@ impl<'a> Generator<'a> {
                 MaterialCheck::Full
             }
             _ => MaterialCheck::Unchanged,
-        };
-        self.emit(
-            board,
-            self.pos.castling,
-            optional,
-            material_changed,
-            kind,
-            mv,
-            f,
-        );
+        }
     }
 
     /// Emits the predecessor `board` (our side to move) once per subset of `optional` rights
@@ -652,9 +715,22 @@ impl<'a> Generator<'a> {
             castling: required,
             ep_square: None,
         };
-        if !self.valid(&base, material_changed) {
-            return;
+        if self.valid(&base, material_changed) {
+            self.push_variants(base, optional, kind, mv, f);
         }
+    }
+
+    /// Emits the valid predecessor `base` (our side to move, no e.p. square) once per subset of
+    /// `optional` rights added to its own, and once more per e.p. square it may carry.
+    fn push_variants(
+        &self,
+        base: Position,
+        optional: Bitboard,
+        kind: RetractionKind,
+        mv: Move,
+        f: &mut Sink<'_>,
+    ) {
+        let required = base.castling;
         let eps = ep_squares(&base.board, base.turn);
         if optional.is_empty() && eps.is_empty() {
             f.push(Retraction {
@@ -812,7 +888,13 @@ impl<'a> Generator<'a> {
         if !checks_possible(board, our_king, checkers, pred.ep_square, !self.us) {
             return false;
         }
-        let material_ok = match material {
+        self.material_ok(board, material)
+    }
+
+    /// Whether the predecessor `board` passes the material conditions, checked as `material`
+    /// says (with the generation's memos).
+    fn material_ok(&self, board: &Board, material: MaterialCheck) -> bool {
+        match material {
             MaterialCheck::Unchanged => true,
             MaterialCheck::Full => material_possible(board),
             MaterialCheck::RememberedPawn(square) => {
@@ -867,11 +949,7 @@ impl<'a> Generator<'a> {
                     }
                 }
             }
-        };
-        if !material_ok {
-            return false;
         }
-        true
     }
 }
 
