@@ -33,6 +33,8 @@ pub struct Settings {
     pub timeout: Option<Duration>,
     /// Depth of the legal retraction chain required of a reset's predecessor.
     pub chain_depth: u32,
+    /// The most bytes one entry's search may hold.
+    pub max_bytes: Option<u64>,
 }
 
 impl Default for Settings {
@@ -42,6 +44,7 @@ impl Default for Settings {
             max_nodes: budget.max_nodes,
             timeout: None,
             chain_depth: budget.chain_depth,
+            max_bytes: None,
         }
     }
 }
@@ -204,6 +207,7 @@ pub fn check(entry: &Entry, settings: &Settings) -> Outcome {
         max_nodes: settings.max_nodes,
         deadline: settings.timeout.map(|t| Instant::now() + t),
         chain_depth: settings.chain_depth,
+        max_bytes: settings.max_bytes,
         ..Budget::default()
     };
     let clock = solve_clock(&puzzle.position, puzzle.rules, &budget, &|_| {});
@@ -213,6 +217,7 @@ pub fn check(entry: &Entry, settings: &Settings) -> Outcome {
             .timeout
             .unwrap_or(Duration::from_secs(2))
             .min(Duration::from_secs(2)),
+        max_bytes: settings.max_bytes,
         ..ProofBudget::default()
     };
     if puzzle.stipulation == Stipulation::Legal {
@@ -240,6 +245,7 @@ pub fn check(entry: &Entry, settings: &Settings) -> Outcome {
             let pg_budget = proofgame::Budget {
                 max_nodes: settings.max_nodes.saturating_mul(10),
                 deadline: settings.timeout.map(|t| Instant::now() + t),
+                max_bytes: settings.max_bytes,
             };
             let found = proofgame::proof_games(&target_of(&puzzle.position), plies, &pg_budget, 0);
             Some((found.count, found.complete))

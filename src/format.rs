@@ -344,9 +344,13 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
     }
     out.push_str(&refinement_human(&c.refinement));
     out.push_str(&format!(
-        "  search: {} positions, {}, {:.2} s, {} thread(s), origins need a retraction chain {} deep{}{}\n",
+        "  search: {} positions, {}, {:.2} s, {} thread(s), origins need a retraction chain {} deep{}\n",
         c.nodes,
-        if c.complete { "complete" } else { "incomplete" },
+        match (c.complete, c.stopped_by) {
+            (true, _) => "complete".to_string(),
+            (false, Some(why)) => format!("incomplete (stopped by the {why})"),
+            (false, None) => "incomplete".to_string(),
+        },
         c.seconds,
         threads,
         c.chain_depth,
@@ -358,7 +362,6 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
         } else {
             String::new()
         },
-        c.stopped_by.map(|s| format!(", stopped by the {s}")).unwrap_or_default()
     ));
     out
 }

@@ -50,6 +50,8 @@ pub struct ProofBudget {
     pub time: Duration,
     /// Positions allowed.
     pub max_nodes: u64,
+    /// Bytes the search's tables may hold.
+    pub max_bytes: Option<u64>,
 }
 
 impl Default for ProofBudget {
@@ -58,6 +60,7 @@ impl Default for ProofBudget {
             max_plies: 24,
             time: Duration::from_secs(3),
             max_nodes: 5_000_000,
+            max_bytes: None,
         }
     }
 }
@@ -90,6 +93,7 @@ fn proof_game(target: &Target, budget: &ProofBudget) -> Option<(Vec<Move>, Vec<S
     let pg_budget = proofgame::Budget {
         max_nodes: budget.max_nodes,
         deadline: Some(Instant::now() + budget.time),
+        max_bytes: budget.max_bytes,
     };
     let moves = proofgame::find_proof_game(target, budget.max_plies, &pg_budget)?;
     if !proofgame::replay_reaches(target, &moves) {

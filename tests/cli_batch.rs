@@ -349,3 +349,11 @@ fn csv_and_jsonl_outputs_parse() {
         objects[7]
     );
 }
+
+#[test]
+fn a_zero_memory_budget_is_refused() {
+    let path = temp_file("memory", "one.epd", &confirmed_entries());
+    let r = run(batch(&[&path], &["--max-memory", "0"]));
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("--max-memory"), "{}", r.stderr);
+}

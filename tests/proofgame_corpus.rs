@@ -145,6 +145,7 @@ fn euclide_proof_games() {
         let budget = Budget {
             max_nodes: u64::MAX,
             deadline: Some(Instant::now() + time_per_problem),
+            max_bytes: None,
         };
         let start = Instant::now();
         let result = proof_games(&target, row.plies, &budget, COLLECT_LIMIT);

@@ -4,7 +4,7 @@ use std::{path::PathBuf, process::ExitCode, time::Duration};
 
 use retroclock::batch::{self, Entry, Settings, Shard, Summary};
 
-use super::{Failure, counting_bar, emit, thread_pool};
+use super::{Failure, counting_bar, emit, memory_budget, thread_pool};
 
 /// The output formats of `batch`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
@@ -36,6 +36,9 @@ pub struct BatchArgs {
     /// Seconds each entry may take (the answer then says what is proven so far).
     #[arg(long)]
     pub timeout: Option<f64>,
+    /// Megabytes one entry's search may hold (the answer then says what is proven so far).
+    #[arg(long, value_name = "MB")]
+    pub max_memory: Option<u64>,
     /// Check only part K of N: the entries whose 0-based index i has i % N == K-1.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
@@ -67,6 +70,7 @@ pub fn batch(args: BatchArgs) -> Result<ExitCode, Failure> {
     let settings = Settings {
         max_nodes: args.max_nodes,
         timeout,
+        max_bytes: memory_budget(args.max_memory)?,
         ..Settings::default()
     };
 

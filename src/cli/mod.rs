@@ -31,6 +31,17 @@ pub fn emit(text: &str) -> Result<ExitCode, Failure> {
     }
 }
 
+/// The byte budget of `--max-memory MB` (none when not given).
+pub fn memory_budget(megabytes: Option<u64>) -> Result<Option<u64>, Failure> {
+    match megabytes {
+        Some(0) => Err(Failure(
+            "--max-memory must be at least 1 (megabytes)".into(),
+        )),
+        Some(mb) => Ok(Some(mb.saturating_mul(1 << 20))),
+        None => Ok(None),
+    }
+}
+
 /// A rayon pool with `threads` workers (default: all cores) and its size.
 pub fn thread_pool(threads: Option<usize>) -> Result<(rayon::ThreadPool, usize), Failure> {
     let n = match threads {

@@ -15,7 +15,7 @@ use retroclock::{
     verdict::decide,
 };
 
-use super::{Failure, emit, parse_fen, parse_rules, progress_bar, thread_pool};
+use super::{Failure, emit, memory_budget, parse_fen, parse_rules, progress_bar, thread_pool};
 
 /// The arguments of `solve`.
 #[derive(clap::Args)]
@@ -38,6 +38,10 @@ pub struct SolveArgs {
     /// Stop after this many seconds (the answer then says what is proven so far).
     #[arg(long)]
     pub timeout: Option<f64>,
+    /// Stop a search once its tables hold this many megabytes (the answer then says what is
+    /// proven so far).
+    #[arg(long, value_name = "MB")]
+    pub max_memory: Option<u64>,
     /// Worker threads (default: all cores). Answers do not depend on it.
     #[arg(long)]
     pub threads: Option<usize>,
@@ -101,7 +105,11 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
         None if input.halfmove_clock.known().is_some() => Stipulation::Fen,
         None => Stipulation::Clock,
     };
-    let budget = budget(args.max_nodes, args.timeout, args.depth, args.max_depth)?;
+    let max_bytes = memory_budget(args.max_memory)?;
+    let budget = Budget {
+        max_bytes,
+        ..budget(args.max_nodes, args.timeout, args.depth, args.max_depth)?
+    };
     let (pool, threads) = thread_pool(args.threads)?;
     if let Stipulation::Last(plies) = stip {
         let limits = LastMovesBudget {
@@ -119,6 +127,7 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
     }
     let proof_budget = ProofBudget {
         time: Duration::from_secs_f64(args.proof_time.max(0.0)),
+        max_bytes,
         ..ProofBudget::default()
     };
     if let Stipulation::ProofGame(plies) = stip {
@@ -128,6 +137,7 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
             deadline: args
                 .timeout
                 .map(|t| Instant::now() + Duration::from_secs_f64(t)),
+            max_bytes,
         };
         let found = proofgame::proof_games(&target, plies, &pg_budget, 100);
         // Every game is replayed from the initial array before it is printed.

@@ -145,6 +145,9 @@ pub struct Budget {
     pub max_nodes: u64,
     /// Stop expanding at this instant.
     pub deadline: Option<Instant>,
+    /// Stop expanding once the search holds this many bytes (its tables, the adjacency, the
+    /// key index and the positions waiting to be expanded).
+    pub max_bytes: Option<u64>,
     /// Depth of the retraction chain a reset predecessor needs to count as an origin.
     pub chain_depth: u32,
     /// Positions generated at most per origin check.
@@ -162,6 +165,7 @@ impl Default for Budget {
         Budget {
             max_nodes: 2_000_000,
             deadline: None,
+            max_bytes: None,
             chain_depth: 2,
             chain_budget: 20_000,
             max_chain_depth: 6,
@@ -304,12 +308,20 @@ impl Graph {
         if self.ids.is_empty() {
             return 0.0;
         }
-        let bytes = self.ids.capacity() * std::mem::size_of::<PositionId>()
+        (self.table_bytes() + self.index_bytes) as f64 / self.ids.len() as f64
+    }
+
+    /// Bytes held by the position table (not the key index), at capacity.
+    fn table_bytes(&self) -> usize {
+        self.ids.capacity() * std::mem::size_of::<PositionId>()
             + self.level_start.capacity() * 4
             + self.origin.capacity()
             + self.edge_start.capacity() * 4
-            + self.index_bytes;
-        bytes as f64 / self.ids.len() as f64
+    }
+
+    /// Bytes held by the position table and the adjacency (not the key index), at capacity.
+    fn held_bytes(&self) -> usize {
+        self.table_bytes() + self.edges.capacity() * 4
     }
 
     /// Bytes per stored position of the adjacency (4 per reversible retraction).
@@ -450,6 +462,16 @@ pub fn explore(
             }
             if budget.deadline.is_some_and(|d| Instant::now() >= d) {
                 graph.stopped_by = Some("time budget");
+                graph.finish(&index);
+                return graph;
+            }
+            let waiting =
+                (frontier.capacity() + next.capacity()) * std::mem::size_of::<(u32, Position)>();
+            if budget
+                .max_bytes
+                .is_some_and(|max| (graph.held_bytes() + index.bytes() + waiting) as u64 >= max)
+            {
+                graph.stopped_by = Some("memory budget");
                 graph.finish(&index);
                 return graph;
             }

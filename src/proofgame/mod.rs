@@ -154,6 +154,8 @@ pub struct Budget {
     pub max_nodes: u64,
     /// Wall-clock deadline.
     pub deadline: Option<Instant>,
+    /// The most bytes the search's tables may hold.
+    pub max_bytes: Option<u64>,
 }
 
 impl Budget {
@@ -161,6 +163,7 @@ impl Budget {
     pub const UNLIMITED: Budget = Budget {
         max_nodes: u64::MAX,
         deadline: None,
+        max_bytes: None,
     };
 }
 
@@ -288,6 +291,7 @@ fn find_game(target: &Target, max_plies: u32, budget: &Budget) -> Option<Vec<Mov
         let left = Budget {
             max_nodes: budget.max_nodes.saturating_sub(nodes),
             deadline: budget.deadline,
+            max_bytes: budget.max_bytes,
         };
         let mut searcher = Searcher::new(&tables, target, &left);
         let Some(root) = searcher.root(plies) else {
@@ -494,6 +498,7 @@ mod tests {
         let tiny = Budget {
             max_nodes: 1,
             deadline: None,
+            max_bytes: None,
         };
         assert_eq!(find_proof_game(&t, 12, &tiny), None);
     }
@@ -594,10 +599,33 @@ mod tests {
         let b = Budget {
             max_nodes: 3,
             deadline: None,
+            max_bytes: None,
         };
         let r = proof_games(&t, 8, &b, 5);
         assert!(!r.complete);
         for g in &r.games {
+            assert!(replay_reaches(&t, g));
+        }
+    }
+
+    #[test]
+    fn memory_budget_out_is_incomplete() {
+        // 1.e4 e5 2.Ke2 Ke7: counting the 8-ply games fills a table of thousands of entries.
+        let t = target("rnbq1bnr/ppppkppp/8/4p3/4P3/8/PPPPKPPP/RNBQ1BNR w");
+        let roomy = Budget {
+            max_bytes: Some(1 << 30),
+            ..Budget::UNLIMITED
+        };
+        let full = proof_games(&t, 8, &roomy, 5);
+        assert!(full.complete && full.count > 0);
+        let tight = Budget {
+            max_bytes: Some(4096),
+            ..Budget::UNLIMITED
+        };
+        let cut = proof_games(&t, 8, &tight, 5);
+        assert!(!cut.complete);
+        assert!(cut.count <= full.count);
+        for g in &cut.games {
             assert!(replay_reaches(&t, g));
         }
     }
@@ -615,6 +643,7 @@ mod deep_tests {
         let b = Budget {
             max_nodes: 3000,
             deadline: None,
+            max_bytes: None,
         };
         for plies in [100u32, 400, 1000] {
             let r = proof_games(&t, plies, &b, 1);

@@ -57,6 +57,7 @@ pub(crate) struct Searcher<'a> {
     pub nodes: u64,
     max_nodes: u64,
     deadline: Option<Instant>,
+    max_bytes: Option<u64>,
     /// The budget ran out: counts from now on are lower bounds.
     pub aborted: bool,
     /// Answer only from the table (used after an aborted count).
@@ -133,6 +134,7 @@ impl<'a> Searcher<'a> {
             nodes: 0,
             max_nodes: budget.max_nodes,
             deadline: budget.deadline,
+            max_bytes: budget.max_bytes,
             aborted: false,
             tt_only: false,
         }
@@ -365,13 +367,21 @@ impl<'a> Searcher<'a> {
             return false;
         }
         if self.nodes.is_multiple_of(CLOCK_INTERVAL)
-            && let Some(d) = self.deadline
-            && Instant::now() >= d
+            && (self.deadline.is_some_and(|d| Instant::now() >= d)
+                || self
+                    .max_bytes
+                    .is_some_and(|max| self.table_bytes() as u64 >= max))
         {
             self.aborted = true;
             return false;
         }
         true
+    }
+
+    /// Bytes held by the two tables (entries and one control byte per bucket).
+    fn table_bytes(&self) -> usize {
+        self.tt.capacity() * (std::mem::size_of::<(Key, u64)>() + 1)
+            + self.dead.capacity() * (std::mem::size_of::<Key>() + 1)
     }
 
     /// Number of games of exactly `rem` plies from `node` reaching the target
@@ -423,6 +433,7 @@ impl<'a> Searcher<'a> {
         self.tt_only = self.aborted;
         self.max_nodes = u64::MAX;
         self.deadline = None;
+        self.max_bytes = None;
     }
 
     /// Collects up to `limit` games (as move lists appended to `path`) from `node`,
