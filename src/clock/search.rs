@@ -334,6 +334,21 @@ impl Graph {
 }
 
 impl Graph {
+    /// A graph with `roots` and nothing stored yet.
+    fn empty(roots: Vec<Position>) -> Graph {
+        Graph {
+            roots,
+            ids: Vec::new(),
+            level_start: vec![0],
+            origin: Vec::new(),
+            edge_start: vec![0],
+            edges: Vec::new(),
+            complete: false,
+            stopped_by: None,
+            index_bytes: 0,
+        }
+    }
+
     /// Ends the search: gives back the tables' spare capacity and records the index's size.
     fn finish(&mut self, index: &KeyIndex) {
         self.ids.shrink_to_fit();
@@ -428,17 +443,7 @@ pub fn explore(
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Graph {
     let mut index = KeyIndex::new();
-    let mut graph = Graph {
-        roots: roots.clone(),
-        ids: Vec::new(),
-        level_start: vec![0],
-        origin: Vec::new(),
-        edge_start: vec![0],
-        edges: Vec::new(),
-        complete: false,
-        stopped_by: None,
-        index_bytes: 0,
-    };
+    let mut graph = Graph::empty(roots.clone());
     let mut frontier: Vec<(u32, Position)> = Vec::new();
     for root in roots {
         let key = root.zobrist();
@@ -529,26 +534,12 @@ pub fn explore(
 mod tests {
     use super::*;
 
-    fn empty_graph() -> Graph {
-        Graph {
-            roots: Vec::new(),
-            ids: Vec::new(),
-            level_start: vec![0],
-            origin: Vec::new(),
-            edge_start: vec![0],
-            edges: Vec::new(),
-            complete: false,
-            stopped_by: None,
-            index_bytes: 0,
-        }
-    }
-
     /// Inserts `n` pseudo-random keys, some of them twice and some differing only in the
     /// check, into an index whose indices start with `index_bits` bits, and finds them all.
     fn round_trip(index_bits: u32, n: u32) {
         let mut index = KeyIndex::new();
         index.index_bits = index_bits;
-        let mut graph = empty_graph();
+        let mut graph = Graph::empty(Vec::new());
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
         let mut stored = Vec::new();
         for i in 0..n {
