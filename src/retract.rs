@@ -343,7 +343,7 @@ impl<'a> Generator<'a> {
                             return;
                         }
                         if quiet {
-                            self.simple(role, from, to, None, None, RetractionKind::Quiet, f);
+                            self.simple(role, from, to, None, RetractionKind::Quiet, f);
                         }
                         self.uncaptures(
                             role,
@@ -384,15 +384,7 @@ impl<'a> Generator<'a> {
         let sixth = self.us.fold_wb(Rank::Sixth, Rank::Third);
         // Single step: the origin must not be on our first rank.
         if empty.contains(behind) && !Bitboard::BACKRANKS.contains(behind) {
-            self.simple(
-                Role::Pawn,
-                behind,
-                to,
-                None,
-                None,
-                RetractionKind::PawnStep,
-                f,
-            );
+            self.simple(Role::Pawn, behind, to, None, RetractionKind::PawnStep, f);
         }
         // Double step.
         // With no e.p. square given, the double step must not have allowed a legal e.p.
@@ -408,7 +400,6 @@ impl<'a> Generator<'a> {
                 Role::Pawn,
                 origin,
                 to,
-                None,
                 None,
                 RetractionKind::PawnDoubleStep,
                 f,
@@ -481,7 +472,6 @@ impl<'a> Generator<'a> {
                 Role::Pawn,
                 behind,
                 to,
-                None,
                 Some(role),
                 RetractionKind::Unpromotion,
                 f,
@@ -503,15 +493,13 @@ impl<'a> Generator<'a> {
         }
     }
 
-    /// Builds the predecessor of a normal move and emits it with every consistent choice of
-    /// castling rights and e.p. square.
-    #[allow(clippy::too_many_arguments)]
+    /// Builds the predecessor of a move without capture (un-captures: [`Self::uncaptures`])
+    /// and emits it with every consistent choice of castling rights and e.p. square.
     fn simple(
         &self,
         role: Role,
         from: Square,
         to: Square,
-        capture: Option<Role>,
         promotion: Option<Role>,
         kind: RetractionKind,
         f: &mut Sink<'_>,
@@ -522,18 +510,15 @@ impl<'a> Generator<'a> {
         let mut board = self.pos.board.clone();
         board.discard_piece_at(to);
         board.set_piece_at(from, role.of(self.us));
-        if let Some(cap) = capture {
-            board.set_piece_at(to, cap.of(!self.us));
-        }
-        let optional = self.removed_rights(role, from, to, capture, &board);
+        let optional = self.removed_rights(role, from, to, None, &board);
         let mv = Move::Normal {
             role,
             from,
-            capture,
+            capture: None,
             to,
             promotion,
         };
-        let material = self.material_check(role, from, to, capture, promotion);
+        let material = self.material_check(role, from, to, None, promotion);
         self.emit(board, self.pos.castling, optional, material, kind, mv, f);
     }
 
