@@ -21,7 +21,7 @@ use crate::{
 use super::origin::{ChainStatus, origin_status};
 
 /// The index from Zobrist keys to stored positions: an open-addressing table of 4-byte slots,
-/// kept at most 70 % full (the keys themselves live in [`Graph::keys`]). A slot holds a
+/// kept at most 70 % full (the keys themselves live in [`Graph::ids`]). A slot holds a
 /// position's index in its low bits and, in the bits the indices do not need yet, a fingerprint
 /// of the key (its top bits), so that a probe passes over most other positions without reading
 /// their keys. A position is found only when both its 64-bit Zobrist key and its independent
@@ -99,8 +99,9 @@ impl KeyIndex {
     /// The index stored for `key` and `check`, or inserts `new` and returns None.
     fn get_or_insert(&mut self, key: u64, check: u32, new: u32, graph: &Graph) -> Option<u32> {
         // Every index stays below the mask, so that no slot reads as empty: give the
-        // fingerprint's lowest bit to the indices when they need it.
-        while new >= self.index_mask() {
+        // fingerprint's lowest bit to the indices when they need it. (Indices are below
+        // `u32::MAX`, which marks an unknown child: 4 G positions would not fit in memory.)
+        while new >= self.index_mask() && self.index_bits < 32 {
             let old = self.index_bits;
             self.index_bits += 1;
             self.rebuild(self.slots.len(), old, &graph.ids);
