@@ -292,8 +292,12 @@ impl<'a> Generator<'a> {
             pawn_uncapture_memo: std::array::from_fn(|_| std::cell::Cell::new(None)),
             pawn_capture_memo: std::cell::Cell::new(None),
             their_pawn_capture_memo: std::array::from_fn(|_| std::cell::Cell::new(None)),
-            our_pawns_distinct: pawns_on_distinct_files(pos.board.pawns() & pos.board.by_color(us)),
-            their_extras: crate::legality::Material::of(&pos.board, pos.turn).promoted_extras() > 0,
+            // Only pawn steps use these two (a shortcut of their material check); without
+            // resets, the conservative values skip the counting.
+            our_pawns_distinct: filter.zeroing()
+                && pawns_on_distinct_files(pos.board.pawns() & pos.board.by_color(us)),
+            their_extras: !filter.zeroing()
+                || crate::legality::Material::of(&pos.board, pos.turn).promoted_extras() > 0,
         })
     }
 
@@ -602,32 +606,32 @@ impl<'a> Generator<'a> {
         capture: Option<Role>,
         board: &Board,
     ) -> Bitboard {
+        let home = |color: Color| {
+            let back = Bitboard::from_rank(color.fold_wb(Rank::First, Rank::Eighth));
+            let king =
+                Square::from_coords(shakmaty::File::E, color.fold_wb(Rank::First, Rank::Eighth));
+            (
+                king,
+                back & (Bitboard::from_file(shakmaty::File::A)
+                    | Bitboard::from_file(shakmaty::File::H)),
+            )
+        };
         let mut optional = Bitboard::EMPTY;
-        let our_back = self.us.fold_wb(Rank::First, Rank::Eighth);
-        let our_king_home = Square::from_coords(shakmaty::File::E, our_back);
-        if role == Role::King && from == our_king_home {
-            for rook in [
-                Square::from_coords(shakmaty::File::A, our_back),
-                Square::from_coords(shakmaty::File::H, our_back),
-            ] {
-                if board.piece_at(rook) == Some(Role::Rook.of(self.us)) {
-                    optional.add(rook);
-                }
+        if matches!(role, Role::King | Role::Rook) {
+            let (king_home, rook_homes) = home(self.us);
+            if role == Role::King && from == king_home {
+                optional |= rook_homes & board.rooks() & board.by_color(self.us);
+            }
+            if role == Role::Rook
+                && rook_homes.contains(from)
+                && board.piece_at(king_home) == Some(Role::King.of(self.us))
+            {
+                optional.add(from);
             }
         }
-        if role == Role::Rook
-            && from.rank() == our_back
-            && (from.file() == shakmaty::File::A || from.file() == shakmaty::File::H)
-            && board.piece_at(our_king_home) == Some(Role::King.of(self.us))
-        {
-            optional.add(from);
-        }
         if capture == Some(Role::Rook) {
-            let their_back = (!self.us).fold_wb(Rank::First, Rank::Eighth);
-            let their_king_home = Square::from_coords(shakmaty::File::E, their_back);
-            if to.rank() == their_back
-                && (to.file() == shakmaty::File::A || to.file() == shakmaty::File::H)
-                && board.piece_at(their_king_home) == Some(Role::King.of(!self.us))
+            let (king_home, rook_homes) = home(!self.us);
+            if rook_homes.contains(to) && board.piece_at(king_home) == Some(Role::King.of(!self.us))
             {
                 optional.add(to);
             }
