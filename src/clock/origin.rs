@@ -44,7 +44,7 @@ fn predecessor_passes(q: &Position) -> bool {
     if !in_check && q.ep_square.is_none() {
         return true;
     }
-    legality::static_reasons(&q.board, q.turn, q.castling, q.ep_square).is_empty()
+    legality::arisen_ok(&q.board, q.turn, q.ep_square)
 }
 
 fn chain_below(pos: &Position, depth: u32, budget: &mut u64) -> bool {

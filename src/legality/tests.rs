@@ -1876,3 +1876,34 @@ fn confinement_holds_along_random_games() {
     );
     assert!(checked > 20_000, "{checked}");
 }
+
+#[test]
+fn arisen_ok_agrees_with_all_static_checks_on_engine_predecessors() {
+    let mut in_check = 0usize;
+    let mut predecessors = 0usize;
+    random_walks(
+        0x5EED_0F_A815_E40C,
+        150,
+        100,
+        |_| true,
+        |chess| {
+            let pos = crate::position::Position::from_chess(chess);
+            for r in crate::retract::retractions(&pos) {
+                let q = &r.predecessor;
+                predecessors += 1;
+                let checked = q
+                    .king(q.turn)
+                    .is_some_and(|k| q.board.attacks_to(k, !q.turn, q.board.occupied()).any());
+                in_check += usize::from(checked);
+                assert_eq!(
+                    arisen_ok(&q.board, q.turn, q.ep_square),
+                    static_reasons(&q.board, q.turn, q.castling, q.ep_square).is_empty(),
+                    "{}",
+                    q.fen4()
+                );
+            }
+        },
+    );
+    assert!(predecessors > 100_000, "{predecessors}");
+    assert!(in_check > 1_000, "{in_check}");
+}
