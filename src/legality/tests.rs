@@ -1882,7 +1882,7 @@ fn arisen_ok_agrees_with_all_static_checks_on_engine_predecessors() {
     let mut in_check = 0usize;
     let mut predecessors = 0usize;
     random_walks(
-        0x5EED_0F_A815_E40C,
+        0x5EED_0FA8_15E4_0C17,
         150,
         100,
         |_| true,
