@@ -8,6 +8,8 @@
 //! * a walk of length k ending at an origin witnesses k (with the strength of its origin);
 //! * a cycle on a walk to an origin makes the maximum unbounded.
 
+use rayon::prelude::*;
+
 use super::search::Graph;
 
 /// A set of stored positions, as a bitset over their indices.
@@ -20,6 +22,11 @@ impl NodeSet {
     }
     fn insert(&mut self, i: usize) {
         self.0[i / 64] |= 1 << (i % 64);
+    }
+    fn union_with(&mut self, other: &NodeSet) {
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            *a |= b;
+        }
     }
     fn is_empty(&self) -> bool {
         self.0.iter().all(|&w| w == 0)
@@ -179,20 +186,35 @@ impl Analysis {
         set
     }
 
-    /// The positions one reversible retraction beyond `current` that reach an origin.
+    /// The positions one reversible retraction beyond `current` that reach an origin. Large
+    /// sets are stepped in parallel, in parts whose results are joined (the same set for any
+    /// number of threads).
     fn step(&self, graph: &Graph, current: &NodeSet) -> NodeSet {
+        const PART: usize = 4096;
         let expanded = graph.expanded();
-        let mut next = NodeSet::new(graph.len());
-        for i in current.iter() {
-            if i < expanded {
+        let n = graph.len();
+        let from: Vec<usize> = current.iter().filter(|&i| i < expanded).collect();
+        let step_part = |part: &[usize]| {
+            let mut next = NodeSet::new(n);
+            for &i in part {
                 for &j in graph.children(i) {
                     if self.useful[j as usize] {
                         next.insert(j as usize);
                     }
                 }
             }
+            next
+        };
+        if from.len() <= PART {
+            return step_part(&from);
         }
-        next
+        from.par_chunks(PART).map(step_part).reduce(
+            || NodeSet::new(n),
+            |mut a, b| {
+                a.union_with(&b);
+                a
+            },
+        )
     }
 
     /// The indices along the shortest line from a root to the nearest origin (root first).
@@ -300,5 +322,48 @@ impl Analysis {
             k += 1;
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        clock::{Budget, solve_clock},
+        position::PositionInput,
+        rules::Rules,
+    };
+
+    #[test]
+    fn a_step_in_parallel_parts_equals_a_step_in_one() {
+        let input = PositionInput::parse("8/5k2/8/8/8/2K5/8/7R b - -").unwrap();
+        let budget = Budget {
+            max_nodes: 40_000,
+            ..Budget::default()
+        };
+        let answer = solve_clock(&input, Rules::Fide, &budget, &|_| {});
+        let graph = answer.graph.as_ref().unwrap();
+        let analysis = Analysis::new(graph);
+        // Every expanded position that reaches an origin: far more than one part.
+        let mut current = NodeSet::new(graph.len());
+        for i in (0..graph.expanded()).filter(|&i| analysis.useful[i]) {
+            current.insert(i);
+        }
+        assert!(current.iter().count() > 10_000);
+        let mut expected = NodeSet::new(graph.len());
+        for i in current.iter() {
+            for &j in graph.children(i) {
+                if analysis.useful[j as usize] {
+                    expected.insert(j as usize);
+                }
+            }
+        }
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            assert!(pool.install(|| analysis.step(graph, &current)) == expected);
+        }
     }
 }
