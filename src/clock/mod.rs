@@ -157,11 +157,18 @@ impl ClockAnswer {
         None
     }
 
-    /// A certificate for value `k`, when one is witnessed.
+    /// A certificate for value `k`, when one is witnessed. A line ending at the nearest origin
+    /// shows that origin's chain at the depth the refinement confirmed it.
     pub fn certificate_for(&self, k: u64, convention: Convention) -> Option<Certificate> {
         let (graph, analysis) = (self.graph.as_ref()?, self.analysis.as_ref()?);
         let line = analysis.walk_to_origin(graph, k)?;
-        certificate(graph, &line, convention, self.chain_depth)
+        let confirmed = self
+            .refinement
+            .confirmed_depth
+            .filter(|_| line.last().copied() == analysis.nearest_origin);
+        confirmed
+            .and_then(|d| certificate(graph, &line, convention, d))
+            .or_else(|| certificate(graph, &line, convention, self.chain_depth))
     }
 }
 

@@ -197,5 +197,13 @@ mod tests {
         assert_eq!(a.min, Some(0));
         assert!(a.refinement.refuted.is_empty());
         assert_eq!(a.refinement.confirmed_depth, Some(budget.max_chain_depth));
+        // A certificate ending at that origin says so; one ending elsewhere keeps the search's
+        // own depth.
+        let depth_of = |k| match a.certificate_for(k, Convention::Fide).unwrap().evidence {
+            crate::clock::OriginEvidence::RetractionChain { depth } => depth,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(depth_of(0), budget.max_chain_depth);
+        assert_eq!(depth_of(5), budget.chain_depth);
     }
 }
