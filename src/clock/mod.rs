@@ -162,13 +162,14 @@ impl ClockAnswer {
     pub fn certificate_for(&self, k: u64, convention: Convention) -> Option<Certificate> {
         let (graph, analysis) = (self.graph.as_ref()?, self.analysis.as_ref()?);
         let line = analysis.walk_to_origin(graph, k)?;
-        let confirmed = self
-            .refinement
-            .confirmed_depth
-            .filter(|_| line.last().copied() == analysis.nearest_origin);
-        confirmed
-            .and_then(|d| certificate(graph, &line, convention, d))
-            .or_else(|| certificate(graph, &line, convention, self.chain_depth))
+        line_certificate(
+            graph,
+            analysis,
+            &self.refinement,
+            &line,
+            convention,
+            self.chain_depth,
+        )
     }
 }
 
@@ -244,13 +245,18 @@ pub fn solve_clock(
     } else {
         Standing::Undecided
     };
-    let shortest_depth = refinement.confirmed_depth.unwrap_or(budget.chain_depth);
-    let shortest = analysis
-        .shortest_line(&graph)
-        .and_then(|line| certificate(&graph, &line, convention, shortest_depth));
-    let longest = analysis
-        .longest_line()
-        .and_then(|line| certificate(&graph, &line, convention, budget.chain_depth));
+    let certify = |line: Vec<usize>| {
+        line_certificate(
+            &graph,
+            &analysis,
+            &refinement,
+            &line,
+            convention,
+            budget.chain_depth,
+        )
+    };
+    let shortest = analysis.shortest_line(&graph).and_then(certify);
+    let longest = analysis.longest_line().and_then(certify);
     let max = if standing == Standing::NoHistory {
         MaxClock::Bounded(0)
     } else if analysis.cycle {
@@ -359,6 +365,24 @@ pub(crate) fn position_of(
     }
     line.reverse();
     replay_line(graph, &line, convention).map(|(_, _, pos)| pos)
+}
+
+/// The certificate of `line` (indices, root first, ending at an origin): the nearest origin,
+/// which the refinement confirmed, is shown with the depth it was confirmed at; any other
+/// origin (or a check that fails at that depth) with the search's own `chain_depth`.
+fn line_certificate(
+    graph: &Graph,
+    analysis: &Analysis,
+    refinement: &Refinement,
+    line: &[usize],
+    convention: Convention,
+    chain_depth: u32,
+) -> Option<Certificate> {
+    refinement
+        .confirmed_depth
+        .filter(|_| line.last().copied() == analysis.nearest_origin)
+        .and_then(|depth| certificate(graph, line, convention, depth))
+        .or_else(|| certificate(graph, line, convention, chain_depth))
 }
 
 /// Rebuilds the positions along `line` (indices, root first, ending at an origin), finds the
