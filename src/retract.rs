@@ -1047,12 +1047,24 @@ fn ep_variants(pos: &Position) -> Vec<Square> {
 fn ep_squares(board: &Board, turn: Color) -> Bitboard {
     let mover = !turn; // made the double step
     let fourth = mover.fold_wb(Rank::Fourth, Rank::Fifth);
-    let candidates = board.pawns() & board.by_color(mover) & Bitboard::from_rank(fourth);
+    let their_pawns = board.pawns() & board.by_color(turn);
+    // On bitboards first: a pushed pawn with both squares behind it empty and a pawn of `turn`
+    // beside it (the only pawns that attack the square behind). Most positions stop here.
+    let occupied = board.occupied().0;
+    let behind_empty = match mover {
+        Color::White => !(occupied << 8) & !(occupied << 16),
+        Color::Black => !(occupied >> 8) & !(occupied >> 16),
+    };
+    let beside = ((their_pawns & !Bitboard::from_file(shakmaty::File::H)).0 << 1)
+        | ((their_pawns & !Bitboard::from_file(shakmaty::File::A)).0 >> 1);
+    let candidates = board.pawns()
+        & board.by_color(mover)
+        & Bitboard::from_rank(fourth)
+        & Bitboard(behind_empty & beside);
     let mut out = Bitboard::EMPTY;
     if candidates.is_empty() {
         return out;
     }
-    let their_pawns = board.pawns() & board.by_color(turn);
     let fwd = mover.fold_wb(8, -8);
     for pawn in candidates {
         let (Some(ep), Some(origin)) = (pawn.offset(-fwd), pawn.offset(-2 * fwd)) else {
