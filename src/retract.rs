@@ -21,7 +21,7 @@
 //! before it may have been a double step that could be taken e.p. (the canonical FEN of such a
 //! predecessor differs).
 
-use std::fmt;
+use std::{cell::Cell, fmt};
 
 use shakmaty::{
     Bitboard, Board, CastlingMode, Color, Move, Piece, Rank, Role, Square, attacks, uci::UciMove,
@@ -110,7 +110,7 @@ impl Retraction {
 ///
 /// A position with a wrong number of kings, or whose side not to move is in check, has none.
 pub fn retractions(pos: &Position) -> Vec<Retraction> {
-    let mut out = Vec::with_capacity(256);
+    let mut out = Vec::with_capacity(512);
     for_each_retraction(pos, |r| out.push(r));
     out
 }
@@ -189,12 +189,12 @@ fn visit(
 }
 
 /// Where the generator sends retractions; remembers when the receiver asked to stop.
-struct Sink<'f> {
-    f: &'f mut dyn FnMut(Retraction) -> bool,
+struct Sink<F> {
+    f: F,
     stopped: bool,
 }
 
-impl Sink<'_> {
+impl<F: FnMut(Retraction) -> bool> Sink<F> {
     fn push(&mut self, r: Retraction) {
         if !self.stopped && !(self.f)(r) {
             self.stopped = true;
@@ -215,16 +215,21 @@ struct Generator<'a> {
     us: Color,
     our_king: Square,
     their_king: Square,
-    /// The material verdict of a piece taking a piece, by the role put back (knight, light
-    /// bishop, rook, queen, dark bishop slots), once known.
-    uncapture_memo: std::cell::Cell<[Option<bool>; 6]>,
-    /// The material verdict of a piece taking a pawn, by the square the pawn is put back on.
-    pawn_uncapture_memo: [std::cell::Cell<Option<bool>>; 64],
+    /// Our side's material verdict when the opponent has one unit more and neither side's
+    /// pawns that matter to ours moved (a piece of ours took a piece, or a pawn off the
+    /// opponent's starting rank), once known.
+    our_after_loss: Cell<Option<bool>>,
+    /// The opponent's material verdict with one piece more (by slot: knight, dark bishop, rook,
+    /// queen, light bishop) and its pawns as they are, times 9: 0 when our pawns on our
+    /// starting rank are as they are, 1 + file when our pawn left that file's starting square
+    /// (a pawn capture from there).
+    their_piece_memo: [Cell<Option<bool>>; 54],
+    /// The verdict of a piece taking a pawn, by the square the pawn is put back on: the
+    /// opponent's side only (with `our_after_loss`), or both sides on the opponent's starting
+    /// rank (a pawn there blocks our promotions).
+    pawn_uncapture_memo: [Cell<Option<bool>>; 64],
     /// Our side's material verdict for the last pawn capture asked about: (from, to, verdict).
-    pawn_capture_memo: std::cell::Cell<Option<(Square, Square, bool)>>,
-    /// The opponent's material verdict for a pawn taking a piece, by slot and by the file of
-    /// the pawn's origin when that is on our starting rank (see `MaterialCheck::PawnTookPiece`).
-    their_pawn_capture_memo: [std::cell::Cell<Option<bool>>; 54],
+    pawn_capture_memo: Cell<Option<(Square, Square, bool)>>,
     /// Whether our pawns stand on different files: then a pawn stepping back on its file
     /// changes none of our pawn-structure captures (each pawn keeps its own file).
     our_pawns_distinct: bool,
@@ -288,10 +293,10 @@ impl<'a> Generator<'a> {
             us,
             our_king,
             their_king,
-            uncapture_memo: std::cell::Cell::new([None; 6]),
-            pawn_uncapture_memo: std::array::from_fn(|_| std::cell::Cell::new(None)),
-            pawn_capture_memo: std::cell::Cell::new(None),
-            their_pawn_capture_memo: std::array::from_fn(|_| std::cell::Cell::new(None)),
+            our_after_loss: Cell::new(None),
+            their_piece_memo: std::array::from_fn(|_| Cell::new(None)),
+            pawn_uncapture_memo: std::array::from_fn(|_| Cell::new(None)),
+            pawn_capture_memo: Cell::new(None),
             // Only pawn steps use these two (a shortcut of their material check); without
             // resets, the conservative values skip the counting.
             our_pawns_distinct: filter.zeroing()
@@ -301,7 +306,7 @@ impl<'a> Generator<'a> {
         })
     }
 
-    fn run(&self, f: &mut Sink<'_>) {
+    fn run(&self, f: &mut Sink<impl FnMut(Retraction) -> bool>) {
         let board = &self.pos.board;
         let (quiet, zeroing) = (self.filter.quiet(), self.filter.zeroing());
         if let Some(ep) = self.pos.ep_square {
@@ -378,7 +383,13 @@ impl<'a> Generator<'a> {
         self.us.fold_wb(8, -8)
     }
 
-    fn pawn(&self, to: Square, empty: Bitboard, allowance: &Allowance, f: &mut Sink<'_>) {
+    fn pawn(
+        &self,
+        to: Square,
+        empty: Bitboard,
+        allowance: &Allowance,
+        f: &mut Sink<impl FnMut(Retraction) -> bool>,
+    ) {
         let fwd = self.forward();
         let Some(behind) = to.offset(-fwd) else {
             return;
@@ -429,7 +440,13 @@ impl<'a> Generator<'a> {
         }
     }
 
-    fn en_passant(&self, from: Square, to: Square, empty: Bitboard, f: &mut Sink<'_>) {
+    fn en_passant(
+        &self,
+        from: Square,
+        to: Square,
+        empty: Bitboard,
+        f: &mut Sink<impl FnMut(Retraction) -> bool>,
+    ) {
         let fwd = self.forward();
         let (Some(captured_sq), Some(their_origin)) = (to.offset(-fwd), to.offset(fwd)) else {
             return;
@@ -462,7 +479,7 @@ impl<'a> Generator<'a> {
         to: Square,
         empty: Bitboard,
         allowance: &Allowance,
-        f: &mut Sink<'_>,
+        f: &mut Sink<impl FnMut(Retraction) -> bool>,
     ) {
         if (self.pos.board.pawns() & self.pos.board.by_color(self.us)).count() >= 8 {
             return;
@@ -506,7 +523,7 @@ impl<'a> Generator<'a> {
         to: Square,
         promotion: Option<Role>,
         kind: RetractionKind,
-        f: &mut Sink<'_>,
+        f: &mut Sink<impl FnMut(Retraction) -> bool>,
     ) {
         if f.stopped {
             return;
@@ -540,7 +557,7 @@ impl<'a> Generator<'a> {
         promotion: Option<Role>,
         roles: [bool; 5],
         kind: RetractionKind,
-        f: &mut Sink<'_>,
+        f: &mut Sink<impl FnMut(Retraction) -> bool>,
     ) {
         if f.stopped || !roles.contains(&true) {
             return;
@@ -559,6 +576,9 @@ impl<'a> Generator<'a> {
             self.our_king
         };
         let other_checkers = attackers(&board, our_king, !self.us, occupied);
+        // The e.p. squares the predecessor may carry depend on the unit put back only when it
+        // is a pawn, or when some pawn of theirs may have double-stepped (rare).
+        let no_ep_candidates = ep_candidates(&board, self.us, occupied).is_empty();
         for (i, &cap) in UNCAPTURE_ROLES.iter().enumerate() {
             if !roles[i] || f.stopped || (cap == Role::Pawn && Bitboard::BACKRANKS.contains(to)) {
                 continue;
@@ -586,13 +606,18 @@ impl<'a> Generator<'a> {
                 to,
                 promotion,
             };
+            let eps = if cap != Role::Pawn && no_ep_candidates {
+                Bitboard::EMPTY
+            } else {
+                ep_squares(&pred, self.us)
+            };
             let base = Position {
                 board: pred,
                 turn: self.us,
                 castling: self.pos.castling,
                 ep_square: None,
             };
-            self.push_variants(base, optional, kind, mv, f);
+            self.push_variants(base, optional, eps, kind, mv, f);
         }
     }
 
@@ -696,7 +721,7 @@ impl<'a> Generator<'a> {
         material_changed: MaterialCheck,
         kind: RetractionKind,
         mv: Move,
-        f: &mut Sink<'_>,
+        f: &mut Sink<impl FnMut(Retraction) -> bool>,
     ) {
         let base = Position {
             board,
@@ -705,22 +730,24 @@ impl<'a> Generator<'a> {
             ep_square: None,
         };
         if self.valid(&base, material_changed) {
-            self.push_variants(base, optional, kind, mv, f);
+            let eps = ep_squares(&base.board, base.turn);
+            self.push_variants(base, optional, eps, kind, mv, f);
         }
     }
 
     /// Emits the valid predecessor `base` (our side to move, no e.p. square) once per subset of
-    /// `optional` rights added to its own, and once more per e.p. square it may carry.
+    /// `optional` rights added to its own, and once more per square of `eps` (the e.p. squares
+    /// it may carry, [`ep_squares`]).
     fn push_variants(
         &self,
         base: Position,
         optional: Bitboard,
+        eps: Bitboard,
         kind: RetractionKind,
         mv: Move,
-        f: &mut Sink<'_>,
+        f: &mut Sink<impl FnMut(Retraction) -> bool>,
     ) {
         let required = base.castling;
-        let eps = ep_squares(&base.board, base.turn);
         if optional.is_empty() && eps.is_empty() {
             f.push(Retraction {
                 kind,
@@ -761,7 +788,7 @@ impl<'a> Generator<'a> {
 
     /// The double step that ended on the square in front of `ep` (the only retraction when the
     /// e.p. square is given).
-    fn double_step_into(&self, ep: Square, f: &mut Sink<'_>) {
+    fn double_step_into(&self, ep: Square, f: &mut Sink<impl FnMut(Retraction) -> bool>) {
         let fwd = self.forward();
         let (Some(to), Some(origin)) = (ep.offset(fwd), ep.offset(-fwd)) else {
             return;
@@ -796,7 +823,7 @@ impl<'a> Generator<'a> {
         );
     }
 
-    fn uncastling(&self, f: &mut Sink<'_>) {
+    fn uncastling(&self, f: &mut Sink<impl FnMut(Retraction) -> bool>) {
         let board = &self.pos.board;
         let back = self.us.fold_wb(Rank::First, Rank::Eighth);
         let sq = |file| Square::from_coords(file, back);
@@ -883,25 +910,27 @@ impl<'a> Generator<'a> {
     /// Whether the predecessor `board` passes the material conditions, checked as `material`
     /// says (with the generation's memos).
     fn material_ok(&self, board: &Board, material: MaterialCheck) -> bool {
+        let ours = || crate::legality::material_side_ok(board, self.us);
+        let theirs = || crate::legality::material_side_ok(board, !self.us);
         match material {
             MaterialCheck::Unchanged => true,
             MaterialCheck::Full => material_possible(board),
             MaterialCheck::RememberedPawn(square) => {
-                let memo = &self.pawn_uncapture_memo[usize::from(square)];
-                match memo.get() {
-                    Some(ok) => ok,
-                    None => {
-                        let ok = material_possible(board);
-                        memo.set(Some(ok));
-                        ok
-                    }
+                let their_start = (!self.us).fold_wb(Rank::Second, Rank::Seventh);
+                if square.rank() == their_start {
+                    remembered(&self.pawn_uncapture_memo[usize::from(square)], || {
+                        material_possible(board)
+                    })
+                } else {
+                    remembered(&self.pawn_uncapture_memo[usize::from(square)], theirs)
+                        && remembered(&self.our_after_loss, ours)
                 }
             }
             MaterialCheck::PawnTookPiece { from, to, slot } => {
                 let ours = match self.pawn_capture_memo.get() {
                     Some((f, t, ok)) if f == from && t == to => ok,
                     _ => {
-                        let ok = crate::legality::material_side_ok(board, self.us);
+                        let ok = ours();
                         self.pawn_capture_memo.set(Some((from, to, ok)));
                         ok
                     }
@@ -914,30 +943,25 @@ impl<'a> Generator<'a> {
                         } else {
                             0
                         };
-                    let memo = &self.their_pawn_capture_memo[key];
-                    match memo.get() {
-                        Some(ok) => ok,
-                        None => {
-                            let ok = crate::legality::material_side_ok(board, !self.us);
-                            memo.set(Some(ok));
-                            ok
-                        }
-                    }
+                    remembered(&self.their_piece_memo[key], theirs)
                 }
             }
             MaterialCheck::Remembered(slot) => {
-                let known = self.uncapture_memo.get()[slot];
-                match known {
-                    Some(ok) => ok,
-                    None => {
-                        let ok = material_possible(board);
-                        let mut memo = self.uncapture_memo.get();
-                        memo[slot] = Some(ok);
-                        self.uncapture_memo.set(memo);
-                        ok
-                    }
-                }
+                remembered(&self.their_piece_memo[slot * 9], theirs)
+                    && remembered(&self.our_after_loss, ours)
             }
+        }
+    }
+}
+
+/// The verdict in `memo`, found by `decide` the first time.
+fn remembered(memo: &Cell<Option<bool>>, decide: impl FnOnce() -> bool) -> bool {
+    match memo.get() {
+        Some(ok) => ok,
+        None => {
+            let ok = decide();
+            memo.set(Some(ok));
+            ok
         }
     }
 }
@@ -1046,21 +1070,8 @@ fn ep_variants(pos: &Position) -> Vec<Square> {
 /// as a set: nothing is allocated.
 fn ep_squares(board: &Board, turn: Color) -> Bitboard {
     let mover = !turn; // made the double step
-    let fourth = mover.fold_wb(Rank::Fourth, Rank::Fifth);
     let their_pawns = board.pawns() & board.by_color(turn);
-    // On bitboards first: a pushed pawn with both squares behind it empty and a pawn of `turn`
-    // beside it (the only pawns that attack the square behind). Most positions stop here.
-    let occupied = board.occupied().0;
-    let behind_empty = match mover {
-        Color::White => !(occupied << 8) & !(occupied << 16),
-        Color::Black => !(occupied >> 8) & !(occupied >> 16),
-    };
-    let beside = ((their_pawns & !Bitboard::from_file(shakmaty::File::H)).0 << 1)
-        | ((their_pawns & !Bitboard::from_file(shakmaty::File::A)).0 >> 1);
-    let candidates = board.pawns()
-        & board.by_color(mover)
-        & Bitboard::from_rank(fourth)
-        & Bitboard(behind_empty & beside);
+    let candidates = ep_candidates(board, turn, board.occupied());
     let mut out = Bitboard::EMPTY;
     if candidates.is_empty() {
         return out;
@@ -1078,6 +1089,25 @@ fn ep_squares(board: &Board, turn: Color) -> Bitboard {
         }
     }
     out
+}
+
+/// The pawns of the side not to move (`!turn`) that may just have double-stepped and stand
+/// beside a pawn of `turn`: on their fourth rank, both squares behind them empty in `occupied`.
+/// Found on bitboards; most positions have none, and then no e.p. square.
+fn ep_candidates(board: &Board, turn: Color, occupied: Bitboard) -> Bitboard {
+    let mover = !turn;
+    let takers = board.pawns() & board.by_color(turn);
+    let occupied = occupied.0;
+    let behind_empty = match mover {
+        Color::White => !(occupied << 8) & !(occupied << 16),
+        Color::Black => !(occupied >> 8) & !(occupied >> 16),
+    };
+    let beside = ((takers & !Bitboard::from_file(shakmaty::File::H)).0 << 1)
+        | ((takers & !Bitboard::from_file(shakmaty::File::A)).0 >> 1);
+    board.pawns()
+        & board.by_color(mover)
+        & Bitboard::from_rank(mover.fold_wb(Rank::Fourth, Rank::Fifth))
+        & Bitboard(behind_empty & beside)
 }
 
 /// Whether one of `capturers` (pawns of `turn`) can legally take the pawn on `pushed` e.p. on

@@ -292,16 +292,24 @@ impl PawnLayout {
             used |= 1 << g;
             cost += u32::from(self.files[i].abs_diff(g));
         }
-        let free = 8 - self.n as u32;
-        let k = extras.min(free);
-        let unblocked = (!used & !self.blocked).count_ones();
-        let upper = cost + k.saturating_sub(unblocked);
-        Some(match self.home_first() {
-            Some((cost, used)) => {
-                upper.min(cost + k.saturating_sub((!used & !self.blocked).count_ones()))
-            }
-            None => upper,
+        let interval = self.with_extras(cost, used, extras);
+        Some(match self.home_first_upper(extras) {
+            Some(home) => home.min(interval),
+            None => interval,
         })
+    }
+
+    /// The captures of an assignment of file changes `cost` using the files `used`, with
+    /// `extras` promoted pawns on the other files.
+    fn with_extras(&self, cost: u32, used: u8, extras: u32) -> u32 {
+        let k = extras.min(8 - self.n as u32);
+        cost + k.saturating_sub((!used & !self.blocked).count_ones())
+    }
+
+    /// The captures of [`Self::home_first`]'s assignment with `extras` promoted pawns.
+    fn home_first_upper(&self, extras: u32) -> Option<u32> {
+        self.home_first()
+            .map(|(cost, used)| self.with_extras(cost, used, extras))
     }
 
     /// Another feasible assignment, often cheaper than the interval greedy: one pawn of each
@@ -585,8 +593,16 @@ pub fn material_side_ok(board: &Board, color: Color) -> bool {
         return extras.min(free).saturating_sub(unblocked) <= available;
     }
     let layout = PawnLayout::new(board, color);
+    // The cheap assignment first: it usually fits.
+    if layout
+        .home_first_upper(extras)
+        .is_some_and(|u| u <= available)
+    {
+        return true;
+    }
     match layout.greedy_upper(extras) {
-        None => layout.hall_violator().is_none(),
+        // No assignment exists: the greedy is exact for that (tested against the exact count).
+        None => false,
         Some(upper) if upper <= available => true,
         Some(_) => {
             layout.doubled_lower_bound() <= available
