@@ -27,7 +27,7 @@ use shakmaty::{
     Bitboard, Board, CastlingMode, Color, Move, Piece, Rank, Role, Square, attacks, uci::UciMove,
 };
 
-use crate::{position::Position, rules::Convention};
+use crate::{legality::SideSlack, position::Position, rules::Convention};
 
 /// What kind of move a retraction takes back.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, serde::Serialize)]
@@ -230,6 +230,9 @@ struct Generator<'a> {
     pawn_uncapture_memo: [Cell<Option<bool>>; 64],
     /// Our side's material verdict for the last pawn capture asked about: (from, to, verdict).
     pawn_capture_memo: Cell<Option<(Square, Square, bool)>>,
+    /// Both sides' material in the position (ours, theirs), for sure passes; found when first
+    /// needed.
+    slack: std::cell::OnceCell<[SideSlack; 2]>,
     /// Whether our pawns stand on different files: then a pawn stepping back on its file
     /// changes none of our pawn-structure captures (each pawn keeps its own file).
     our_pawns_distinct: bool,
@@ -242,8 +245,9 @@ struct Generator<'a> {
 enum MaterialCheck {
     /// Same material and pawns as the position: nothing to check.
     Unchanged,
-    /// A piece took a piece: the verdict depends on the slot only.
-    Remembered(usize),
+    /// A piece took a piece (`cap`, put back on `to`): the verdict depends on the slot only
+    /// (the role, and a bishop's square colour).
+    Remembered { slot: usize, cap: Role, to: Square },
     /// A piece took a pawn: the verdict depends on the pawn's square only.
     RememberedPawn(Square),
     /// A pawn took a piece (`slot` as in `Remembered`): our side's verdict depends on the
@@ -253,6 +257,7 @@ enum MaterialCheck {
         from: Square,
         to: Square,
         slot: usize,
+        cap: Role,
     },
     /// Pawns moved, or a pawn was put back, or an un-promotion: check in full.
     Full,
@@ -297,6 +302,7 @@ impl<'a> Generator<'a> {
             their_piece_memo: std::array::from_fn(|_| Cell::new(None)),
             pawn_uncapture_memo: std::array::from_fn(|_| Cell::new(None)),
             pawn_capture_memo: Cell::new(None),
+            slack: std::cell::OnceCell::new(),
             // Only pawn steps use these two (a shortcut of their material check); without
             // resets, the conservative values skip the counting.
             our_pawns_distinct: filter.zeroing()
@@ -690,9 +696,14 @@ impl<'a> Generator<'a> {
                     other => other as usize - 1,
                 };
                 if role == Role::Pawn {
-                    MaterialCheck::PawnTookPiece { from, to, slot }
+                    MaterialCheck::PawnTookPiece {
+                        from,
+                        to,
+                        slot,
+                        cap,
+                    }
                 } else {
-                    MaterialCheck::Remembered(slot)
+                    MaterialCheck::Remembered { slot, cap, to }
                 }
             }
             None if role == Role::Pawn
@@ -910,27 +921,46 @@ impl<'a> Generator<'a> {
     /// Whether the predecessor `board` passes the material conditions, checked as `material`
     /// says (with the generation's memos).
     fn material_ok(&self, board: &Board, material: MaterialCheck) -> bool {
+        // Each side's verdict is settled from the position's own material when a sure pass
+        // shows there (`SideSlack`), and by checking the predecessor's side otherwise.
         let ours = || crate::legality::material_side_ok(board, self.us);
         let theirs = || crate::legality::material_side_ok(board, !self.us);
+        let slack = || {
+            self.slack.get_or_init(|| {
+                [
+                    SideSlack::of(&self.pos.board, self.us),
+                    SideSlack::of(&self.pos.board, !self.us),
+                ]
+            })
+        };
+        let ours_after_loss = || {
+            remembered(&self.our_after_loss, || {
+                slack()[0].passes_after_loss() || ours()
+            })
+        };
         match material {
             MaterialCheck::Unchanged => true,
             MaterialCheck::Full => material_possible(board),
             MaterialCheck::RememberedPawn(square) => {
                 let their_start = (!self.us).fold_wb(Rank::Second, Rank::Seventh);
+                let memo = &self.pawn_uncapture_memo[usize::from(square)];
                 if square.rank() == their_start {
-                    remembered(&self.pawn_uncapture_memo[usize::from(square)], || {
-                        material_possible(board)
-                    })
+                    remembered(memo, || material_possible(board))
                 } else {
-                    remembered(&self.pawn_uncapture_memo[usize::from(square)], theirs)
-                        && remembered(&self.our_after_loss, ours)
+                    remembered(memo, || slack()[1].passes_with_pawn(square) || theirs())
+                        && ours_after_loss()
                 }
             }
-            MaterialCheck::PawnTookPiece { from, to, slot } => {
+            MaterialCheck::PawnTookPiece {
+                from,
+                to,
+                slot,
+                cap,
+            } => {
                 let ours = match self.pawn_capture_memo.get() {
                     Some((f, t, ok)) if f == from && t == to => ok,
                     _ => {
-                        let ok = ours();
+                        let ok = slack()[0].passes_after_pawn_capture(from, to) || ours();
                         self.pawn_capture_memo.set(Some((from, to, ok)));
                         ok
                     }
@@ -943,12 +973,16 @@ impl<'a> Generator<'a> {
                         } else {
                             0
                         };
-                    remembered(&self.their_piece_memo[key], theirs)
+                    remembered(&self.their_piece_memo[key], || {
+                        slack()[1].passes_with_piece(cap, to, on_start.then(|| from.file()))
+                            || theirs()
+                    })
                 }
             }
-            MaterialCheck::Remembered(slot) => {
-                remembered(&self.their_piece_memo[slot * 9], theirs)
-                    && remembered(&self.our_after_loss, ours)
+            MaterialCheck::Remembered { slot, cap, to } => {
+                remembered(&self.their_piece_memo[slot * 9], || {
+                    slack()[1].passes_with_piece(cap, to, None) || theirs()
+                }) && ours_after_loss()
             }
         }
     }

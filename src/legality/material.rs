@@ -262,11 +262,33 @@ impl PawnLayout {
         best
     }
 
-    /// A feasible assignment of starting files, found greedily (intervals by right end, each
-    /// taking the lowest free file it can reach — exact for whether any assignment exists), and
-    /// its capture count with `extras` promoted pawns: an upper bound of [`Self::min_captures`].
-    /// None when no assignment exists.
+    /// The captures of [`Self::known_assignment`] with `extras` promoted pawns: an upper bound
+    /// of [`Self::min_captures`]. None when no assignment exists.
+    #[cfg(test)]
     fn greedy_upper(&self, extras: u32) -> Option<u32> {
+        self.known_assignment(extras)
+            .map(|(cost, used)| self.with_extras(cost, used, extras))
+    }
+
+    /// The cheaper (with `extras` promoted pawns) of the interval greedy's assignment and
+    /// [`Self::home_first`]'s, as (file changes, used files). None when no assignment exists.
+    fn known_assignment(&self, extras: u32) -> Option<(u32, u8)> {
+        let interval = self.interval_greedy()?;
+        Some(match self.home_first() {
+            Some(home)
+                if self.with_extras(home.0, home.1, extras)
+                    < self.with_extras(interval.0, interval.1, extras) =>
+            {
+                home
+            }
+            _ => interval,
+        })
+    }
+
+    /// A feasible assignment of starting files, found greedily (intervals by right end, each
+    /// taking the lowest free file it can reach — exact for whether any assignment exists), as
+    /// (file changes, used files); None when no assignment exists.
+    fn interval_greedy(&self) -> Option<(u32, u8)> {
         if self.overflow {
             return None;
         }
@@ -292,11 +314,7 @@ impl PawnLayout {
             used |= 1 << g;
             cost += u32::from(self.files[i].abs_diff(g));
         }
-        let interval = self.with_extras(cost, used, extras);
-        Some(match self.home_first_upper(extras) {
-            Some(home) => home.min(interval),
-            None => interval,
-        })
+        Some((cost, used))
     }
 
     /// The captures of an assignment of file changes `cost` using the files `used`, with
@@ -371,11 +389,63 @@ impl PawnLayout {
     /// Whether the pawns' captures fit in `available` captured units: the exact answer of
     /// `min_captures(extras) <= available`, settled by the greedy upper bound when it suffices.
     fn captures_fit(&self, extras: u32, available: u32) -> bool {
-        match self.greedy_upper(extras) {
+        // The cheap assignments first: one of them usually fits. Then the cheap lower bound,
+        // then an exact answer: a search bounded by `available` when that is small (every
+        // step costs a capture), the full count otherwise.
+        if self
+            .home_first_upper(extras)
+            .is_some_and(|u| u <= available)
+        {
+            return true;
+        }
+        match self.interval_greedy() {
+            // No assignment exists: the greedy is exact for that.
             None => false,
-            Some(upper) if upper <= available => true,
+            Some((cost, used)) if self.with_extras(cost, used, extras) <= available => true,
+            Some(_) if self.doubled_lower_bound() > available => false,
+            Some(_) if available <= 2 => self.fits_within(extras, available),
             Some(_) => self.min_captures_cached(extras) <= available,
         }
+    }
+
+    /// Whether some assignment needs at most `budget` captures with `extras` promoted pawns:
+    /// a depth-first search in which no pawn moves further than the budget left.
+    fn fits_within(&self, extras: u32, budget: u32) -> bool {
+        fn go(
+            layout: &PawnLayout,
+            i: usize,
+            used: u8,
+            cost: u32,
+            extras: u32,
+            budget: u32,
+        ) -> bool {
+            if i == layout.n {
+                return layout.with_extras(cost, used, extras) <= budget;
+            }
+            let f = layout.files[i];
+            let most = u32::from(layout.reach[i]).min(budget - cost) as u8;
+            for d in 0..=most {
+                for g in [f.checked_sub(d), (f + d <= 7 && d > 0).then_some(f + d)]
+                    .into_iter()
+                    .flatten()
+                {
+                    if used & (1 << g) == 0
+                        && go(
+                            layout,
+                            i + 1,
+                            used | (1 << g),
+                            cost + u32::from(d),
+                            extras,
+                            budget,
+                        )
+                    {
+                        return true;
+                    }
+                }
+            }
+            false
+        }
+        !self.overflow && go(self, 0, 0, 0, extras, budget)
     }
 
     /// [`Self::min_captures`], remembered per thread by pawn layout (the same structures come
@@ -559,6 +629,134 @@ pub fn min_pawn_captures(board: &Board, color: Color) -> u32 {
     PawnLayout::new(board, color).min_captures(extras)
 }
 
+/// One side's material in a position, kept to settle at once the material of predecessors
+/// that change it a little (one unit more, or one pawn moved back after a capture): a sure
+/// pass from the counts and one known assignment of the pawns' starting files. A `false`
+/// answer settles nothing: the caller then checks the predecessor with [`material_side_ok`].
+#[derive(Clone, Debug)]
+pub(crate) struct SideSlack {
+    material: Material,
+    /// Pawns on ranks 2–7.
+    pawns: u32,
+    /// The captures the side's pawns may have made: 16 − the other side's units.
+    available: u32,
+    /// Files holding an unmoved pawn of the other side (see `PawnLayout::blocked`).
+    blocked: u8,
+    /// A feasible assignment of the pawns' starting files: (file changes, used files).
+    assignment: Option<(u32, u8)>,
+}
+
+impl SideSlack {
+    /// The material of `color` on `board`.
+    pub(crate) fn of(board: &Board, color: Color) -> SideSlack {
+        let layout = PawnLayout::new(board, color);
+        let material = Material::of(board, color);
+        SideSlack {
+            assignment: layout.known_assignment(material.promoted_extras()),
+            pawns: layout.n as u32,
+            available: 16u32.saturating_sub(board.by_color(!color).count() as u32),
+            blocked: layout.blocked,
+            material,
+        }
+    }
+
+    /// Pawns <= 8, units <= 16, promoted extras <= 8 − pawns.
+    fn counts_pass(material: &Material) -> bool {
+        material.units() <= 16 && material.counts_ok()
+    }
+
+    /// The captures of an assignment with `cost` file changes using the files `used`, for
+    /// `pawns` pawns and `extras` promoted pawns, with the other side's unmoved pawns on
+    /// `blocked` (as `PawnLayout::with_extras`).
+    fn captures(cost: u32, used: u8, pawns: u32, extras: u32, blocked: u8) -> u32 {
+        let k = extras.min(8u32.saturating_sub(pawns));
+        cost + k.saturating_sub((!used & !blocked).count_ones())
+    }
+
+    /// Sure to pass when the other side has one unit more (one capture fewer available) and
+    /// nothing else changes.
+    pub(crate) fn passes_after_loss(&self) -> bool {
+        let Some((cost, used)) = self.assignment else {
+            return false;
+        };
+        let extras = self.material.promoted_extras();
+        Self::counts_pass(&self.material)
+            && Self::captures(cost, used, self.pawns, extras, self.blocked) < self.available
+    }
+
+    /// Sure to pass with one piece more (`role` on `square`; a bishop counts by its square
+    /// colour), its pawns where they are, and the other side's unmoved pawns also on
+    /// `blocked_file` if given.
+    pub(crate) fn passes_with_piece(
+        &self,
+        role: Role,
+        square: Square,
+        blocked_file: Option<shakmaty::File>,
+    ) -> bool {
+        let Some((cost, used)) = self.assignment else {
+            return false;
+        };
+        let mut m = self.material;
+        match role {
+            Role::Knight => m.knights += 1,
+            Role::Bishop if square.is_light() => m.light_bishops += 1,
+            Role::Bishop => m.dark_bishops += 1,
+            Role::Rook => m.rooks += 1,
+            Role::Queen => m.queens += 1,
+            Role::Pawn | Role::King => return false,
+        }
+        let blocked = self.blocked | blocked_file.map_or(0, |f| 1 << f.to_u32());
+        Self::counts_pass(&m)
+            && Self::captures(cost, used, self.pawns, m.promoted_extras(), blocked)
+                <= self.available
+    }
+
+    /// Sure to pass with one pawn more, on `square`: it keeps its own file if the known
+    /// assignment leaves that file free.
+    pub(crate) fn passes_with_pawn(&self, square: Square) -> bool {
+        let Some((cost, used)) = self.assignment else {
+            return false;
+        };
+        let file = 1u8 << square.file().to_u32();
+        if used & file != 0 || Bitboard::BACKRANKS.contains(square) {
+            return false;
+        }
+        let mut m = self.material;
+        m.pawns += 1;
+        Self::counts_pass(&m)
+            && Self::captures(
+                cost,
+                used | file,
+                self.pawns + 1,
+                m.promoted_extras(),
+                self.blocked,
+            ) <= self.available
+    }
+
+    /// Sure to pass when its pawn on `to` goes back to `from`, on another file (it had taken
+    /// a piece), and the other side has one unit more. If the known assignment leaves the
+    /// file of `from` free, the pawn keeps it: no file change for it, the file it had is
+    /// freed, and the free files without a blocking pawn lose at most one.
+    pub(crate) fn passes_after_pawn_capture(&self, from: Square, to: Square) -> bool {
+        let Some((cost, used)) = self.assignment else {
+            return false;
+        };
+        let file = 1u8 << from.file().to_u32();
+        if used & file != 0
+            || Bitboard::BACKRANKS.contains(from)
+            || Bitboard::BACKRANKS.contains(to)
+        {
+            return false;
+        }
+        let k = self
+            .material
+            .promoted_extras()
+            .min(8u32.saturating_sub(self.pawns));
+        let unblocked = (!used & !self.blocked).count_ones().saturating_sub(1);
+        Self::counts_pass(&self.material) && cost + k.saturating_sub(unblocked) < self.available
+    }
+}
+
 /// Whether the material conditions hold: the same verdict as `material_reasons(board).is_empty()`,
 /// without building reasons, and settling the pawn-structure captures by cheap bounds where
 /// they suffice (a greedy assignment above, one capture per extra pawn on a file below).
@@ -592,23 +790,7 @@ pub fn material_side_ok(board: &Board, color: Color) -> bool {
         let unblocked = (!mask & !blocked).count_ones();
         return extras.min(free).saturating_sub(unblocked) <= available;
     }
-    let layout = PawnLayout::new(board, color);
-    // The cheap assignment first: it usually fits.
-    if layout
-        .home_first_upper(extras)
-        .is_some_and(|u| u <= available)
-    {
-        return true;
-    }
-    match layout.greedy_upper(extras) {
-        // No assignment exists: the greedy is exact for that (tested against the exact count).
-        None => false,
-        Some(upper) if upper <= available => true,
-        Some(_) => {
-            layout.doubled_lower_bound() <= available
-                && layout.min_captures_cached(extras) <= available
-        }
-    }
+    PawnLayout::new(board, color).captures_fit(extras, available)
 }
 
 /// The material conditions only (both sides): pawns <= 8, units <= 16, promoted extras <= 8 −
@@ -829,6 +1011,7 @@ pub fn allowance(board: &Board, color: Color) -> Allowance {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shakmaty::attacks;
 
     /// The upper bound is a real assignment's cost (never below the least one), and the
     /// verdict it shortcuts is the exact one, on random crowded pawn layouts.
@@ -873,5 +1056,110 @@ mod tests {
         }
         // Both ways of deciding are exercised.
         assert!(shortcut > 1000 && exact > 1000, "{shortcut} {exact}");
+    }
+
+    /// Every sure pass of `SideSlack` holds on the changed board, on random boards with many
+    /// pawns and pieces (and each kind of pass is seen).
+    #[test]
+    fn side_slack_passes_are_real() {
+        let mut state = 0x5eed_0f5a_c4e5_0001u64;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let roles = [Role::Knight, Role::Bishop, Role::Rook, Role::Queen];
+        let mut seen = [0u32; 4];
+        for _ in 0..20_000 {
+            let mut b = Board::empty();
+            b.set_piece_at(Square::E1, Color::White.king());
+            b.set_piece_at(Square::E8, Color::Black.king());
+            // Crowded boards (few captures available) with pawns on few files, so that the
+            // limits are reached.
+            for _ in 0..(20 + next(12)) {
+                let color = if next(2) == 0 {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                let pawn = next(5) < 3;
+                let sq = if pawn {
+                    Square::from_coords(
+                        shakmaty::File::new(next(4) as u32 + 2),
+                        Rank::new(1 + next(6) as u32),
+                    )
+                } else {
+                    Square::new(next(64) as u32)
+                };
+                if b.occupied().contains(sq) || (b.by_color(color).count() >= 15) {
+                    continue;
+                }
+                let role = if pawn {
+                    Role::Pawn
+                } else {
+                    roles[next(4) as usize]
+                };
+                b.set_piece_at(sq, role.of(color));
+            }
+            let color = if next(2) == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            let slack = SideSlack::of(&b, color);
+            let empty: Vec<Square> = (!b.occupied()).into_iter().collect();
+            let square = empty[next(empty.len() as u64) as usize];
+            // The other side gains a unit.
+            let mut lost = b.clone();
+            lost.set_piece_at(square, Role::Knight.of(!color));
+            if slack.passes_after_loss() {
+                seen[0] += 1;
+                assert!(material_side_ok(&lost, color), "{}", lost.board_fen());
+            }
+            // This side gains a piece, maybe with an unmoved pawn of the other side.
+            let role = roles[next(4) as usize];
+            let mut gained = b.clone();
+            gained.set_piece_at(square, role.of(color));
+            let other_start = color.fold_wb(Rank::Seventh, Rank::Second);
+            let file = shakmaty::File::new(next(8) as u32);
+            let blocker = Square::from_coords(file, other_start);
+            // The other side's unmoved pawn on `file` replaces one of its pieces (its unit
+            // count stays).
+            let removable = gained.by_color(!color) & !gained.kings() & !gained.pawns();
+            let with_blocker =
+                !gained.occupied().contains(blocker) && removable.any() && next(2) == 0;
+            if with_blocker {
+                gained.discard_piece_at(removable.first().expect("not empty"));
+                gained.set_piece_at(blocker, Role::Pawn.of(!color));
+            }
+            if slack.passes_with_piece(role, square, with_blocker.then_some(file)) {
+                seen[1] += 1;
+                assert!(material_side_ok(&gained, color), "{}", gained.board_fen());
+            }
+            // This side gains a pawn.
+            if !Bitboard::BACKRANKS.contains(square) {
+                let mut pawn = b.clone();
+                pawn.set_piece_at(square, Role::Pawn.of(color));
+                if slack.passes_with_pawn(square) {
+                    seen[2] += 1;
+                    assert!(material_side_ok(&pawn, color), "{}", pawn.board_fen());
+                }
+            }
+            // One of its pawns goes back diagonally (it had taken a piece of the other side).
+            for to in b.by_piece(color.pawn()) {
+                for from in attacks::pawn_attacks(!color, to) & !b.occupied() {
+                    let mut back = b.clone();
+                    back.discard_piece_at(to);
+                    back.set_piece_at(from, color.pawn());
+                    back.set_piece_at(to, Role::Knight.of(!color));
+                    if slack.passes_after_pawn_capture(from, to) {
+                        seen[3] += 1;
+                        assert!(material_side_ok(&back, color), "{}", back.board_fen());
+                    }
+                }
+            }
+        }
+        assert!(seen.iter().all(|&n| n > 500), "{seen:?}");
     }
 }

@@ -20,6 +20,7 @@ use std::fmt;
 
 use shakmaty::{Bitboard, Board, Color, File, Role, Square};
 
+pub(crate) use material::SideSlack;
 pub use material::{
     Allowance, Material, UNASSIGNABLE, allowance, material_ok, material_reasons, material_side_ok,
     min_pawn_captures,
