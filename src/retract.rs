@@ -259,6 +259,9 @@ enum MaterialCheck {
         slot: usize,
         cap: Role,
     },
+    /// A pawn took a pawn: each side's verdict is settled from the position's material when
+    /// it can be (`SideSlack`), else checked on the predecessor.
+    PawnTookPawn { from: Square, to: Square },
     /// Pawns moved, or a pawn was put back, or an un-promotion: check in full.
     Full,
 }
@@ -629,6 +632,7 @@ impl<'a> Generator<'a> {
 
     /// The castling rights the move may have removed, given the predecessor's `board`: a king
     /// or rook leaving its original square, a capture on a rook's original square.
+    #[inline]
     fn removed_rights(
         &self,
         role: Role,
@@ -648,6 +652,9 @@ impl<'a> Generator<'a> {
             )
         };
         let mut optional = Bitboard::EMPTY;
+        if !matches!(role, Role::King | Role::Rook) && capture != Some(Role::Rook) {
+            return optional;
+        }
         if matches!(role, Role::King | Role::Rook) {
             let (king_home, rook_homes) = home(self.us);
             if role == Role::King && from == king_home {
@@ -690,6 +697,7 @@ impl<'a> Generator<'a> {
             Some(Role::Pawn) if role != Role::Pawn && promotion.is_none() => {
                 MaterialCheck::RememberedPawn(to)
             }
+            Some(Role::Pawn) if promotion.is_none() => MaterialCheck::PawnTookPawn { from, to },
             Some(cap) if promotion.is_none() && cap != Role::Pawn => {
                 let slot = match cap {
                     Role::Bishop if Bitboard::LIGHT_SQUARES.contains(to) => 5,
@@ -920,7 +928,28 @@ impl<'a> Generator<'a> {
 
     /// Whether the predecessor `board` passes the material conditions, checked as `material`
     /// says (with the generation's memos).
+    #[inline]
     fn material_ok(&self, board: &Board, material: MaterialCheck) -> bool {
+        // The common answers straight from the memos.
+        match material {
+            MaterialCheck::Unchanged => true,
+            MaterialCheck::Remembered { slot, .. } => {
+                match (
+                    self.their_piece_memo[slot * 9].get(),
+                    self.our_after_loss.get(),
+                ) {
+                    (Some(false), _) => false,
+                    (Some(true), Some(ours)) => ours,
+                    _ => self.material_decided(board, material),
+                }
+            }
+            _ => self.material_decided(board, material),
+        }
+    }
+
+    /// [`Self::material_ok`], filling the memos as it goes.
+    #[inline(never)]
+    fn material_decided(&self, board: &Board, material: MaterialCheck) -> bool {
         // Each side's verdict is settled from the position's own material when a sure pass
         // shows there (`SideSlack`), and by checking the predecessor's side otherwise.
         let ours = || crate::legality::material_side_ok(board, self.us);
@@ -947,8 +976,9 @@ impl<'a> Generator<'a> {
                 if square.rank() == their_start {
                     remembered(memo, || material_possible(board))
                 } else {
-                    remembered(memo, || slack()[1].passes_with_pawn(square) || theirs())
-                        && ours_after_loss()
+                    remembered(memo, || {
+                        slack()[1].passes_with_pawn(square, None) || theirs()
+                    }) && ours_after_loss()
                 }
             }
             MaterialCheck::PawnTookPiece {
@@ -960,7 +990,7 @@ impl<'a> Generator<'a> {
                 let ours = match self.pawn_capture_memo.get() {
                     Some((f, t, ok)) if f == from && t == to => ok,
                     _ => {
-                        let ok = slack()[0].passes_after_pawn_capture(from, to) || ours();
+                        let ok = slack()[0].passes_after_pawn_capture(from, to, None) || ours();
                         self.pawn_capture_memo.set(Some((from, to, ok)));
                         ok
                     }
@@ -978,6 +1008,21 @@ impl<'a> Generator<'a> {
                             || theirs()
                     })
                 }
+            }
+            MaterialCheck::PawnTookPawn { from, to } => {
+                // Their pawn back on their starting square blocks our promotions there; our
+                // pawn back on ours blocks theirs.
+                let their_start = (!self.us).fold_wb(Rank::Second, Rank::Seventh);
+                let our_start = self.us.fold_wb(Rank::Second, Rank::Seventh);
+                let slack = slack();
+                (slack[0].passes_after_pawn_capture(
+                    from,
+                    to,
+                    (to.rank() == their_start).then(|| to.file()),
+                ) || ours())
+                    && (slack[1]
+                        .passes_with_pawn(to, (from.rank() == our_start).then(|| from.file()))
+                        || theirs())
             }
             MaterialCheck::Remembered { slot, cap, to } => {
                 remembered(&self.their_piece_memo[slot * 9], || {

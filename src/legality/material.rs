@@ -409,43 +409,58 @@ impl PawnLayout {
     }
 
     /// Whether some assignment needs at most `budget` captures with `extras` promoted pawns:
-    /// a depth-first search in which no pawn moves further than the budget left.
+    /// a depth-first search in which no pawn moves further than the budget left, cut off when
+    /// the pawns still to place cannot all keep their own (free) files within the budget.
     fn fits_within(&self, extras: u32, budget: u32) -> bool {
-        fn go(
-            layout: &PawnLayout,
-            i: usize,
-            used: u8,
-            cost: u32,
+        struct Search<'a> {
+            layout: &'a PawnLayout,
+            /// Files of the pawns from index i on.
+            suffix_files: [u8; 9],
             extras: u32,
             budget: u32,
-        ) -> bool {
-            if i == layout.n {
-                return layout.with_extras(cost, used, extras) <= budget;
-            }
-            let f = layout.files[i];
-            let most = u32::from(layout.reach[i]).min(budget - cost) as u8;
-            for d in 0..=most {
-                for g in [f.checked_sub(d), (f + d <= 7 && d > 0).then_some(f + d)]
-                    .into_iter()
-                    .flatten()
-                {
-                    if used & (1 << g) == 0
-                        && go(
-                            layout,
-                            i + 1,
-                            used | (1 << g),
-                            cost + u32::from(d),
-                            extras,
-                            budget,
-                        )
+        }
+        impl Search<'_> {
+            fn go(&self, i: usize, used: u8, cost: u32) -> bool {
+                let layout = self.layout;
+                if i == layout.n {
+                    return layout.with_extras(cost, used, self.extras) <= self.budget;
+                }
+                // Each pawn left beyond one per free file of its own changes file.
+                let keep = (self.suffix_files[i] & !used).count_ones();
+                if cost + (layout.n - i) as u32 - keep.min((layout.n - i) as u32) > self.budget {
+                    return false;
+                }
+                let f = layout.files[i];
+                let most = u32::from(layout.reach[i]).min(self.budget - cost) as u8;
+                for d in 0..=most {
+                    for g in [f.checked_sub(d), (f + d <= 7 && d > 0).then_some(f + d)]
+                        .into_iter()
+                        .flatten()
                     {
-                        return true;
+                        if used & (1 << g) == 0
+                            && self.go(i + 1, used | (1 << g), cost + u32::from(d))
+                        {
+                            return true;
+                        }
                     }
                 }
+                false
             }
-            false
         }
-        !self.overflow && go(self, 0, 0, 0, extras, budget)
+        if self.overflow {
+            return false;
+        }
+        let mut suffix_files = [0u8; 9];
+        for i in (0..self.n).rev() {
+            suffix_files[i] = suffix_files[i + 1] | (1 << self.files[i]);
+        }
+        Search {
+            layout: self,
+            suffix_files,
+            extras,
+            budget,
+        }
+        .go(0, 0, 0)
     }
 
     /// [`Self::min_captures`], remembered per thread by pawn layout (the same structures come
@@ -705,15 +720,20 @@ impl SideSlack {
             Role::Queen => m.queens += 1,
             Role::Pawn | Role::King => return false,
         }
-        let blocked = self.blocked | blocked_file.map_or(0, |f| 1 << f.to_u32());
+        let blocked = self.blocked | file_bit(blocked_file);
         Self::counts_pass(&m)
             && Self::captures(cost, used, self.pawns, m.promoted_extras(), blocked)
                 <= self.available
     }
 
-    /// Sure to pass with one pawn more, on `square`: it keeps its own file if the known
-    /// assignment leaves that file free.
-    pub(crate) fn passes_with_pawn(&self, square: Square) -> bool {
+    /// Sure to pass with one pawn more, on `square`, and the other side's unmoved pawns also
+    /// on `blocked_file` if given: the new pawn keeps its own file if the known assignment
+    /// leaves that file free.
+    pub(crate) fn passes_with_pawn(
+        &self,
+        square: Square,
+        blocked_file: Option<shakmaty::File>,
+    ) -> bool {
         let Some((cost, used)) = self.assignment else {
             return false;
         };
@@ -729,15 +749,21 @@ impl SideSlack {
                 used | file,
                 self.pawns + 1,
                 m.promoted_extras(),
-                self.blocked,
+                self.blocked | file_bit(blocked_file),
             ) <= self.available
     }
 
     /// Sure to pass when its pawn on `to` goes back to `from`, on another file (it had taken
-    /// a piece), and the other side has one unit more. If the known assignment leaves the
-    /// file of `from` free, the pawn keeps it: no file change for it, the file it had is
-    /// freed, and the free files without a blocking pawn lose at most one.
-    pub(crate) fn passes_after_pawn_capture(&self, from: Square, to: Square) -> bool {
+    /// a unit), the other side has one unit more, and the other side's unmoved pawns stand
+    /// also on `blocked_file` if given. If the known assignment leaves the file of `from`
+    /// free, the pawn keeps it: no file change for it, the file it had is freed, and the free
+    /// files without a blocking pawn lose at most one.
+    pub(crate) fn passes_after_pawn_capture(
+        &self,
+        from: Square,
+        to: Square,
+        blocked_file: Option<shakmaty::File>,
+    ) -> bool {
         let Some((cost, used)) = self.assignment else {
             return false;
         };
@@ -752,9 +778,15 @@ impl SideSlack {
             .material
             .promoted_extras()
             .min(8u32.saturating_sub(self.pawns));
-        let unblocked = (!used & !self.blocked).count_ones().saturating_sub(1);
+        let blocked = self.blocked | file_bit(blocked_file);
+        let unblocked = (!used & !blocked).count_ones().saturating_sub(1);
         Self::counts_pass(&self.material) && cost + k.saturating_sub(unblocked) < self.available
     }
+}
+
+/// The bit of `file` in a file mask (none for None).
+fn file_bit(file: Option<shakmaty::File>) -> u8 {
+    file.map_or(0, |f| 1 << f.to_u32())
 }
 
 /// Whether the material conditions hold: the same verdict as `material_reasons(board).is_empty()`,
@@ -1141,7 +1173,14 @@ mod tests {
             if !Bitboard::BACKRANKS.contains(square) {
                 let mut pawn = b.clone();
                 pawn.set_piece_at(square, Role::Pawn.of(color));
-                if slack.passes_with_pawn(square) {
+                let removable = pawn.by_color(!color) & !pawn.kings() & !pawn.pawns();
+                let with_blocker =
+                    !pawn.occupied().contains(blocker) && removable.any() && next(2) == 0;
+                if with_blocker {
+                    pawn.discard_piece_at(removable.first().expect("not empty"));
+                    pawn.set_piece_at(blocker, Role::Pawn.of(!color));
+                }
+                if slack.passes_with_pawn(square, with_blocker.then_some(file)) {
                     seen[2] += 1;
                     assert!(material_side_ok(&pawn, color), "{}", pawn.board_fen());
                 }
@@ -1152,8 +1191,15 @@ mod tests {
                     let mut back = b.clone();
                     back.discard_piece_at(to);
                     back.set_piece_at(from, color.pawn());
-                    back.set_piece_at(to, Role::Knight.of(!color));
-                    if slack.passes_after_pawn_capture(from, to) {
+                    // A piece put back, or a pawn (which may stand on its starting square).
+                    let put_back = if next(2) == 0 {
+                        Role::Knight
+                    } else {
+                        Role::Pawn
+                    };
+                    back.set_piece_at(to, put_back.of(!color));
+                    let blocks = put_back == Role::Pawn && to.rank() == other_start;
+                    if slack.passes_after_pawn_capture(from, to, blocks.then(|| to.file())) {
                         seen[3] += 1;
                         assert!(material_side_ok(&back, color), "{}", back.board_fen());
                     }
