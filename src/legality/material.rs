@@ -131,6 +131,17 @@ fn role_slot_at(role: Role, square: Square) -> u8 {
     }
 }
 
+/// A feasible assignment of starting files to the pawns of a [`PawnLayout`].
+#[derive(Clone, Copy, Debug)]
+struct Assignment {
+    /// File changes in all (each one a capture).
+    cost: u32,
+    /// The starting files taken (bit i = file i).
+    used: u8,
+    /// The starting file of each pawn, in the layout's order.
+    starts: [u8; 8],
+}
+
 /// The pawns of one side (those on ranks 2–7) as an assignment problem.
 struct PawnLayout {
     /// File of each pawn.
@@ -267,17 +278,17 @@ impl PawnLayout {
     #[cfg(test)]
     fn greedy_upper(&self, extras: u32) -> Option<u32> {
         self.known_assignment(extras)
-            .map(|(cost, used)| self.with_extras(cost, used, extras))
+            .map(|a| self.with_extras(a.cost, a.used, extras))
     }
 
     /// The cheaper (with `extras` promoted pawns) of the interval greedy's assignment and
-    /// [`Self::home_first`]'s, as (file changes, used files). None when no assignment exists.
-    fn known_assignment(&self, extras: u32) -> Option<(u32, u8)> {
+    /// [`Self::home_first`]'s. None when no assignment exists.
+    fn known_assignment(&self, extras: u32) -> Option<Assignment> {
         let interval = self.interval_greedy()?;
         Some(match self.home_first() {
             Some(home)
-                if self.with_extras(home.0, home.1, extras)
-                    < self.with_extras(interval.0, interval.1, extras) =>
+                if self.with_extras(home.cost, home.used, extras)
+                    < self.with_extras(interval.cost, interval.used, extras) =>
             {
                 home
             }
@@ -286,9 +297,9 @@ impl PawnLayout {
     }
 
     /// A feasible assignment of starting files, found greedily (intervals by right end, each
-    /// taking the lowest free file it can reach — exact for whether any assignment exists), as
-    /// (file changes, used files); None when no assignment exists.
-    fn interval_greedy(&self) -> Option<(u32, u8)> {
+    /// taking the lowest free file it can reach — exact for whether any assignment exists);
+    /// None when no assignment exists.
+    fn interval_greedy(&self) -> Option<Assignment> {
         if self.overflow {
             return None;
         }
@@ -307,14 +318,16 @@ impl PawnLayout {
         }
         let mut used = 0u8;
         let mut cost = 0u32;
+        let mut starts = [0u8; 8];
         for &key in &keys[..self.n] {
             let i = usize::from(key & 0xf);
             let (lo, hi) = self.range(i);
             let g = (lo..=hi).find(|&g| used & (1 << g) == 0)?;
             used |= 1 << g;
+            starts[i] = g;
             cost += u32::from(self.files[i].abs_diff(g));
         }
-        Some((cost, used))
+        Some(Assignment { cost, used, starts })
     }
 
     /// The captures of an assignment of file changes `cost` using the files `used`, with
@@ -327,16 +340,18 @@ impl PawnLayout {
     /// The captures of [`Self::home_first`]'s assignment with `extras` promoted pawns.
     fn home_first_upper(&self, extras: u32) -> Option<u32> {
         self.home_first()
-            .map(|(cost, used)| self.with_extras(cost, used, extras))
+            .map(|a| self.with_extras(a.cost, a.used, extras))
     }
 
     /// Another feasible assignment, often cheaper than the interval greedy: one pawn of each
     /// file keeps it (the one that reaches least far), and the others, least reach first, take
-    /// the nearest free file they reach. Returns (file changes, used files), or None when a
-    /// pawn finds no free file (an assignment may still exist).
-    fn home_first(&self) -> Option<(u32, u8)> {
+    /// the nearest free file they reach. None when a pawn finds no free file (an assignment
+    /// may still exist).
+    fn home_first(&self) -> Option<Assignment> {
         let mut used = 0u8;
         let mut stays = [usize::MAX; 8];
+        // Every pawn starts on its own file until it is found displaced.
+        let mut starts = self.files;
         for i in 0..self.n {
             let f = usize::from(self.files[i]);
             if stays[f] == usize::MAX || self.reach[i] < self.reach[stays[f]] {
@@ -371,9 +386,10 @@ impl PawnLayout {
                 f + d
             };
             used |= 1 << g;
+            starts[i] = g;
             cost += u32::from(d);
         }
-        Some((cost, used))
+        Some(Assignment { cost, used, starts })
     }
 
     /// A lower bound of [`Self::min_captures`]: of the pawns sharing a file, all but one changed
@@ -401,7 +417,7 @@ impl PawnLayout {
         match self.interval_greedy() {
             // No assignment exists: the greedy is exact for that.
             None => false,
-            Some((cost, used)) if self.with_extras(cost, used, extras) <= available => true,
+            Some(a) if self.with_extras(a.cost, a.used, extras) <= available => true,
             Some(_) if self.doubled_lower_bound() > available => false,
             Some(_) if available <= 2 => self.fits_within(extras, available),
             Some(_) => self.min_captures_cached(extras) <= available,
@@ -657,8 +673,12 @@ pub(crate) struct SideSlack {
     available: u32,
     /// Files holding an unmoved pawn of the other side (see `PawnLayout::blocked`).
     blocked: u8,
-    /// A feasible assignment of the pawns' starting files: (file changes, used files).
-    assignment: Option<(u32, u8)>,
+    /// A feasible assignment of the pawns' starting files.
+    assignment: Option<Assignment>,
+    /// The pawns' squares, in the assignment's order.
+    squares: [Square; 8],
+    /// The side.
+    color: Color,
 }
 
 impl SideSlack {
@@ -668,6 +688,8 @@ impl SideSlack {
         let material = Material::of(board, color);
         SideSlack {
             assignment: layout.known_assignment(material.promoted_extras()),
+            squares: layout.squares,
+            color,
             pawns: layout.n as u32,
             available: 16u32.saturating_sub(board.by_color(!color).count() as u32),
             blocked: layout.blocked,
@@ -691,7 +713,7 @@ impl SideSlack {
     /// Sure to pass when the other side has one unit more (one capture fewer available) and
     /// nothing else changes.
     pub(crate) fn passes_after_loss(&self) -> bool {
-        let Some((cost, used)) = self.assignment else {
+        let Some(Assignment { cost, used, .. }) = self.assignment else {
             return false;
         };
         let extras = self.material.promoted_extras();
@@ -708,7 +730,7 @@ impl SideSlack {
         square: Square,
         blocked_file: Option<shakmaty::File>,
     ) -> bool {
-        let Some((cost, used)) = self.assignment else {
+        let Some(Assignment { cost, used, .. }) = self.assignment else {
             return false;
         };
         let mut m = self.material;
@@ -727,60 +749,97 @@ impl SideSlack {
     }
 
     /// Sure to pass with one pawn more, on `square`, and the other side's unmoved pawns also
-    /// on `blocked_file` if given: the new pawn keeps its own file if the known assignment
-    /// leaves that file free.
+    /// on `blocked_file` if given: the new pawn takes the nearest starting file that it can
+    /// reach and the known assignment leaves free (its own file when that one is free).
     pub(crate) fn passes_with_pawn(
         &self,
         square: Square,
         blocked_file: Option<shakmaty::File>,
     ) -> bool {
-        let Some((cost, used)) = self.assignment else {
+        let Some(Assignment { cost, used, .. }) = self.assignment else {
             return false;
         };
-        let file = 1u8 << square.file().to_u32();
-        if used & file != 0 || Bitboard::BACKRANKS.contains(square) {
+        if Bitboard::BACKRANKS.contains(square) {
             return false;
         }
+        let Some((d, start)) = self.nearest_free(square, used) else {
+            return false;
+        };
         let mut m = self.material;
         m.pawns += 1;
         Self::counts_pass(&m)
             && Self::captures(
-                cost,
-                used | file,
+                cost + u32::from(d),
+                used | (1 << start),
                 self.pawns + 1,
                 m.promoted_extras(),
                 self.blocked | file_bit(blocked_file),
             ) <= self.available
     }
 
+    /// Ranks a pawn of this side on `square` (ranks 2–7) has advanced: the files it can have
+    /// changed.
+    fn reach(&self, square: Square) -> u8 {
+        let rank = square.rank().to_u32() as u8;
+        match self.color {
+            Color::White => rank - 1,
+            Color::Black => 6 - rank,
+        }
+    }
+
     /// Sure to pass when its pawn on `to` goes back to `from`, on another file (it had taken
     /// a unit), the other side has one unit more, and the other side's unmoved pawns stand
-    /// also on `blocked_file` if given. If the known assignment leaves the file of `from`
-    /// free, the pawn keeps it: no file change for it, the file it had is freed, and the free
-    /// files without a blocking pawn lose at most one.
+    /// also on `blocked_file` if given: the known assignment with that pawn moved to the
+    /// nearest starting file it reaches from `from` (one rank less) among those the other
+    /// pawns leave free — its own start, or the file of `from` when free, among them.
     pub(crate) fn passes_after_pawn_capture(
         &self,
         from: Square,
         to: Square,
         blocked_file: Option<shakmaty::File>,
     ) -> bool {
-        let Some((cost, used)) = self.assignment else {
+        let Some(Assignment { cost, used, starts }) = self.assignment else {
             return false;
         };
-        let file = 1u8 << from.file().to_u32();
-        if used & file != 0
-            || Bitboard::BACKRANKS.contains(from)
+        if Bitboard::BACKRANKS.contains(from)
             || Bitboard::BACKRANKS.contains(to)
+            || !Self::counts_pass(&self.material)
         {
             return false;
         }
+        let Some(i) = self.squares[..self.pawns as usize]
+            .iter()
+            .position(|&sq| sq == to)
+        else {
+            return false;
+        };
+        let old_start = starts[i];
+        let others = used & !(1 << old_start);
+        let Some((d, start)) = self.nearest_free(from, others) else {
+            return false;
+        };
+        let to_file = to.file().to_u32() as u8;
+        let cost = cost - u32::from(to_file.abs_diff(old_start)) + u32::from(d);
         let k = self
             .material
             .promoted_extras()
             .min(8u32.saturating_sub(self.pawns));
         let blocked = self.blocked | file_bit(blocked_file);
-        let unblocked = (!used & !blocked).count_ones().saturating_sub(1);
-        Self::counts_pass(&self.material) && cost + k.saturating_sub(unblocked) < self.available
+        let free = (!(others | (1 << start)) & !blocked).count_ones();
+        cost + k.saturating_sub(free) < self.available
+    }
+
+    /// The nearest starting file outside `taken` that a pawn of this side on `square` reaches,
+    /// as (file changes, file).
+    fn nearest_free(&self, square: Square, taken: u8) -> Option<(u8, u8)> {
+        let f = square.file().to_u32() as u8;
+        (0..=self.reach(square)).find_map(|d| {
+            [f.checked_sub(d), (f + d <= 7).then_some(f + d)]
+                .into_iter()
+                .flatten()
+                .find(|&g| taken & (1 << g) == 0)
+                .map(|g| (d, g))
+        })
     }
 }
 
