@@ -71,6 +71,12 @@ impl KeyIndex {
         }
     }
 
+    /// Asks the processor to fetch the slot where `key` is looked for first, without waiting
+    /// for it.
+    fn prefetch(&self, key: u64) {
+        prefetch(&self.slots[(key as usize) & (self.slots.len() - 1)]);
+    }
+
     /// The index stored for `key`, if any (read-only, so lookups can run in parallel).
     fn get(&self, key: u64, check: u32, graph: &Graph) -> Option<u32> {
         self.probe(key, check, graph).ok()
@@ -137,6 +143,20 @@ impl KeyIndex {
         }
         self.slots = slots;
     }
+}
+
+/// Asks the processor to bring `value` into the cache, without waiting for it (nothing on
+/// processors without the instruction).
+fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch only hints the cache, and `value` is a valid reference.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+            (value as *const T).cast(),
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
 }
 
 /// Limits of one search. Running out is an answer (`complete: false`), never an error.
@@ -394,9 +414,14 @@ fn expand_part(
         children: Vec::with_capacity(run.len() * 16),
         new_positions: Vec::with_capacity(run.len() * 8),
     };
+    // The targets are generated first and their slots fetched from memory while the
+    // generation goes on; they are looked up afterwards, when the slots are at hand. The
+    // table is large and probed at random: waiting for each slot in turn would cost more
+    // than generating the retractions.
+    let mut targets: Vec<(u64, u32, Position)> = Vec::with_capacity(run.len() * 16);
     for (i, pos) in run {
         let key = graph.ids[*i as usize].key();
-        let before = part.children.len();
+        let before = targets.len();
         visit_retractions_material_checked(pos, Filter::Reversible(convention), |r| {
             let child_key = match r.mv {
                 // A quiet move: only the moving piece, the side to move, and maybe rights and
@@ -411,18 +436,21 @@ fn expand_part(
                 _ => r.predecessor.zobrist_from(pos, key),
             };
             debug_assert_eq!(child_key, r.predecessor.zobrist());
-            let check = r.predecessor.check_hash();
-            match index.get(child_key, check, graph) {
-                Some(j) => part.children.push((child_key, check, j)),
-                None => {
-                    part.children.push((child_key, check, u32::MAX));
-                    part.new_positions.push(r.predecessor);
-                }
-            }
+            index.prefetch(child_key);
+            targets.push((child_key, r.predecessor.check_hash(), r.predecessor));
             true
         });
-        part.counts.push((part.children.len() - before) as u32);
+        part.counts.push((targets.len() - before) as u32);
         part.origins.push(is_origin(pos, convention, budget));
+    }
+    for (child_key, check, predecessor) in targets {
+        match index.get(child_key, check, graph) {
+            Some(j) => part.children.push((child_key, check, j)),
+            None => {
+                part.children.push((child_key, check, u32::MAX));
+                part.new_positions.push(predecessor);
+            }
+        }
     }
     part
 }
