@@ -159,6 +159,16 @@ struct PawnLayout {
     blocked: u8,
 }
 
+/// The ranks a pawn of `color` on `square` (ranks 2–7) has advanced from its starting rank:
+/// the most files it can have changed.
+fn ranks_advanced(color: Color, square: Square) -> u8 {
+    let rank = square.rank().to_u32() as u8;
+    match color {
+        Color::White => rank - 1,
+        Color::Black => 6 - rank,
+    }
+}
+
 /// The files (bit i = file i) holding a unit of `bb`, by folding the ranks together.
 fn files_of(bb: Bitboard) -> u8 {
     let mut x = bb.0;
@@ -188,14 +198,8 @@ impl PawnLayout {
             return layout;
         }
         for sq in pawns {
-            let rank = sq.rank().to_u32();
-            // Ranks advanced from the starting rank; pawns here are on ranks 2–7.
-            let advanced = match color {
-                Color::White => rank - 1,
-                Color::Black => 6 - rank,
-            };
             layout.files[layout.n] = sq.file().to_u32() as u8;
-            layout.reach[layout.n] = advanced as u8;
+            layout.reach[layout.n] = ranks_advanced(color, sq);
             layout.squares[layout.n] = sq;
             layout.n += 1;
         }
@@ -777,16 +781,6 @@ impl SideSlack {
             ) <= self.available
     }
 
-    /// Ranks a pawn of this side on `square` (ranks 2–7) has advanced: the files it can have
-    /// changed.
-    fn reach(&self, square: Square) -> u8 {
-        let rank = square.rank().to_u32() as u8;
-        match self.color {
-            Color::White => rank - 1,
-            Color::Black => 6 - rank,
-        }
-    }
-
     /// Sure to pass when its pawn on `to` goes back to `from`, on another file (it had taken
     /// a unit), the other side has one unit more, and the other side's unmoved pawns stand
     /// also on `blocked_file` if given: the known assignment with that pawn moved to the
@@ -833,7 +827,7 @@ impl SideSlack {
     /// as (file changes, file).
     fn nearest_free(&self, square: Square, taken: u8) -> Option<(u8, u8)> {
         let f = square.file().to_u32() as u8;
-        (0..=self.reach(square)).find_map(|d| {
+        (0..=ranks_advanced(self.color, square)).find_map(|d| {
             [f.checked_sub(d), (f + d <= 7).then_some(f + d)]
                 .into_iter()
                 .flatten()
