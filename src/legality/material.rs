@@ -1209,15 +1209,18 @@ mod tests {
             let other_start = color.fold_wb(Rank::Seventh, Rank::Second);
             let file = shakmaty::File::new(next(8) as u32);
             let blocker = Square::from_coords(file, other_start);
-            // The other side's unmoved pawn on `file` replaces one of its pieces (its unit
-            // count stays).
-            let removable = gained.by_color(!color) & !gained.kings() & !gained.pawns();
-            let with_blocker =
-                !gained.occupied().contains(blocker) && removable.any() && next(2) == 0;
-            if with_blocker {
-                gained.discard_piece_at(removable.first().expect("not empty"));
-                gained.set_piece_at(blocker, Role::Pawn.of(!color));
-            }
+            // Half the time, the other side's unmoved pawn on `file` replaces one of its
+            // pieces (its unit count stays), where that can be done.
+            let add_blocker = |board: &mut Board, toss: u64| {
+                let removable = board.by_color(!color) & !board.kings() & !board.pawns();
+                let done = !board.occupied().contains(blocker) && removable.any() && toss == 0;
+                if done {
+                    board.discard_piece_at(removable.first().expect("not empty"));
+                    board.set_piece_at(blocker, Role::Pawn.of(!color));
+                }
+                done
+            };
+            let with_blocker = add_blocker(&mut gained, next(2));
             if slack.passes_with_piece(role, square, with_blocker.then_some(file)) {
                 seen[1] += 1;
                 assert!(material_side_ok(&gained, color), "{}", gained.board_fen());
@@ -1226,13 +1229,7 @@ mod tests {
             if !Bitboard::BACKRANKS.contains(square) {
                 let mut pawn = b.clone();
                 pawn.set_piece_at(square, Role::Pawn.of(color));
-                let removable = pawn.by_color(!color) & !pawn.kings() & !pawn.pawns();
-                let with_blocker =
-                    !pawn.occupied().contains(blocker) && removable.any() && next(2) == 0;
-                if with_blocker {
-                    pawn.discard_piece_at(removable.first().expect("not empty"));
-                    pawn.set_piece_at(blocker, Role::Pawn.of(!color));
-                }
+                let with_blocker = add_blocker(&mut pawn, next(2));
                 if slack.passes_with_pawn(square, with_blocker.then_some(file)) {
                     seen[2] += 1;
                     assert!(material_side_ok(&pawn, color), "{}", pawn.board_fen());
