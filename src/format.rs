@@ -8,6 +8,7 @@ use crate::{
     clock::{Certificate, ClockAnswer, MaxClock, OriginEvidence, Standing},
     lastmoves::LastMoves,
     legal::Legality,
+    legality::Illegality,
     position::Position,
     proofgame::ProofGameSearch,
     retract::Retraction,
@@ -35,25 +36,38 @@ pub fn retraction_json(r: &Retraction, convention: Convention) -> Value {
     })
 }
 
-/// The retractions of a position as one JSON object `{"position", "rules", "retractions": [...]}`.
+/// The retractions of a position as one JSON object `{"position", "rules", "illegal",
+/// "count", "retractions": [...]}`; `illegal` lists why the position is illegal on its face
+/// (empty when it passes the static checks).
 pub fn retractions_json(
     pos: &Position,
     rules_name: &str,
+    illegal: &[Illegality],
     rs: &[Retraction],
     convention: Convention,
 ) -> Value {
     json!({
         "position": pos.fen4(),
         "rules": rules_name,
+        "illegal": illegal.iter().map(|r| r.to_string()).collect::<Vec<_>>(),
         "count": rs.len(),
         "retractions": rs.iter().map(|r| retraction_json(r, convention)).collect::<Vec<_>>(),
     })
 }
 
-/// The retractions of a position for a person, one per line:
+/// The retractions of a position for a person: a heading, a line `illegal: <reason>` for each
+/// reason the position is illegal on its face, then one line per retraction:
 /// `<number>. <SAN> (<UCI>) <kind> [reset]  <predecessor FEN>`.
-pub fn retractions_human(pos: &Position, rs: &[Retraction], convention: Convention) -> String {
+pub fn retractions_human(
+    pos: &Position,
+    illegal: &[Illegality],
+    rs: &[Retraction],
+    convention: Convention,
+) -> String {
     let mut out = format!("{} retractions from {}\n", rs.len(), pos.fen4());
+    for reason in illegal {
+        out.push_str(&format!("  illegal: {reason}\n"));
+    }
     for (i, r) in rs.iter().enumerate() {
         let reset = if r.is_reset(convention) {
             "reset"

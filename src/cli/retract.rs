@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use retroclock::{format, retract::retractions};
+use retroclock::{format, legality::static_reasons, retract::retractions};
 
 use super::{Failure, emit, parse_fen, parse_rules};
 
@@ -15,15 +15,18 @@ pub fn retract(fen: &str, rules: &str, json: bool) -> Result<ExitCode, Failure> 
     let mut objects = Vec::new();
     for pos in input.candidates() {
         let rs = retractions(&pos);
+        // Why the position is illegal on its face, if it is (listed above its retractions).
+        let illegal = static_reasons(&pos.board, pos.turn, pos.castling, pos.ep_square);
         if json {
             objects.push(format::retractions_json(
                 &pos,
                 rules.name(),
+                &illegal,
                 &rs,
                 convention,
             ));
         } else {
-            text.push_str(&format::retractions_human(&pos, &rs, convention));
+            text.push_str(&format::retractions_human(&pos, &illegal, &rs, convention));
         }
     }
     if json {
