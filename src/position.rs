@@ -590,10 +590,12 @@ fn parse_number(s: Option<&str>, field: FenField, min: u64) -> Result<Field<u64>
         None | Some("?") => Ok(Field::Unknown),
         Some(s) => {
             let n: u64 = s.parse().map_err(|_| {
-                fen_err(
-                    field,
-                    format!("'{s}' is not a non-negative whole number (or '?')"),
-                )
+                let what = if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+                    format!("'{s}' is too large (at most {})", u64::MAX)
+                } else {
+                    format!("'{s}' is not a non-negative whole number (or '?')")
+                };
+                fen_err(field, what)
             })?;
             if n < min {
                 return Err(fen_err(field, format!("must be at least {min}, found {n}")));
@@ -642,6 +644,12 @@ mod tests {
             let err = PositionInput::parse(fen).unwrap_err();
             assert_eq!(err.field, field, "{fen}: {err}");
         }
+        // A clock beyond what the program counts is a whole number all the same: the message
+        // says it is too large, not that it is no number.
+        let err =
+            PositionInput::parse("4k3/8/8/8/8/8/8/4K3 w - - 184467440737095516160 1").unwrap_err();
+        assert_eq!(err.field, FenField::Halfmove);
+        assert!(err.to_string().contains("too large"), "{err}");
     }
 
     #[test]
