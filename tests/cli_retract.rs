@@ -4,20 +4,12 @@
 
 mod common;
 
-use assert_cmd::cargo::cargo_bin_cmd;
-use common::cli::{Run, run};
+use common::cli::{Run, json, retroclock};
 use serde_json::Value;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position as _, fen::Fen, uci::UciMove};
 
 fn retract(args: &[&str]) -> Run {
-    let mut cmd = cargo_bin_cmd!("retroclock");
-    cmd.arg("retract").args(args);
-    run(cmd)
-}
-
-fn json(r: &Run) -> Value {
-    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
-    serde_json::from_str(&r.stdout).expect("one JSON object")
+    retroclock("retract", args)
 }
 
 /// The position (placement, side to move, castling, e.p.) as a four-field FEN.

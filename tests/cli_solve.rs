@@ -4,8 +4,7 @@
 
 mod common;
 
-use assert_cmd::cargo::cargo_bin_cmd;
-use common::cli::{Run, run};
+use common::cli::{Run, json, retroclock};
 use serde_json::Value;
 
 /// The README's example: a lone king each, clock 120 claimed.
@@ -14,14 +13,7 @@ const KINGS: &str = "4k3/8/8/8/8/8/8/4K3 w - - 120 70";
 const KRK: &str = "8/5k2/8/8/8/2K5/8/7R b - -";
 
 fn solve(args: &[&str]) -> Run {
-    let mut cmd = cargo_bin_cmd!("retroclock");
-    cmd.arg("solve").args(args);
-    run(cmd)
-}
-
-fn json(r: &Run) -> Value {
-    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
-    serde_json::from_str(&r.stdout).expect("one JSON object")
+    retroclock("solve", args)
 }
 
 #[test]

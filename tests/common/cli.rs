@@ -1,6 +1,7 @@
 //! Running the real binary from tests: exit code, stdout and stderr of one command.
 
-use assert_cmd::Command;
+use assert_cmd::{Command, cargo::cargo_bin_cmd};
+use serde_json::Value;
 
 /// What one run of the binary gave.
 pub struct Run {
@@ -20,4 +21,17 @@ pub fn run(mut cmd: Command) -> Run {
         stdout: String::from_utf8(out.stdout).expect("UTF-8 output"),
         stderr: String::from_utf8(out.stderr).expect("UTF-8 errors"),
     }
+}
+
+/// Runs `retroclock <subcommand> <args>...` to its end.
+pub fn retroclock(subcommand: &str, args: &[&str]) -> Run {
+    let mut cmd = cargo_bin_cmd!("retroclock");
+    cmd.arg(subcommand).args(args);
+    run(cmd)
+}
+
+/// The one JSON object a successful run printed.
+pub fn json(r: &Run) -> Value {
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    serde_json::from_str(&r.stdout).expect("one JSON object")
 }
