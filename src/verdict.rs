@@ -6,7 +6,7 @@ use std::fmt;
 use shakmaty::{Position as _, Role};
 
 use crate::{
-    clock::{Certificate, ClockAnswer, MaxClock, Standing},
+    clock::{Certificate, ClockAnswer, MAX_WALK_PLIES, MaxClock, Standing},
     position::{Field, PositionInput},
     rules::Rules,
     stipulation::{Comparison, Stipulation},
@@ -170,6 +170,20 @@ fn certificate_at_least(c: &ClockAnswer, n: u64, rules: Rules) -> Option<Certifi
         .find_map(|k| c.certificate_for(k, rules.convention()))
 }
 
+/// The note for a value of `k` plies that is possible but shown by no line because the line
+/// would be too long to write out.
+fn unwritten_walk(
+    possible: Option<bool>,
+    certificate: &Option<Certificate>,
+    k: u64,
+) -> Option<String> {
+    (possible == Some(true) && certificate.is_none() && k > MAX_WALK_PLIES).then(|| {
+        format!(
+            "a walk of {k} plies to an origin exists (the sets of positions that walks reach repeat with a period), but no line longer than {MAX_WALK_PLIES} plies is written out"
+        )
+    })
+}
+
 /// Decides `stip` for `input` from the clock solver's answer.
 pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> Answer {
     let rules = clock.rules;
@@ -201,11 +215,14 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
                         _ => None,
                     };
                     certificate = clock.certificate_for(n, rules.convention());
+                    notes.extend(unwritten_walk(p, &certificate, n));
                     (p, nec)
                 }
                 Comparison::Ge => {
                     certificate = certificate_at_least(&clock, n, rules);
-                    (some_at_least(&clock, n), all_at_least(&clock, n))
+                    let p = some_at_least(&clock, n);
+                    notes.extend(unwritten_walk(p, &certificate, n));
+                    (p, all_at_least(&clock, n))
                 }
                 Comparison::Le => {
                     let p = if clock.min.is_some_and(|m| m <= n) {
@@ -285,7 +302,9 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
                         Some(false)
                     } else {
                         certificate = clock.certificate_for(c, rules.convention());
-                        clock.value_possible(c)
+                        let p = clock.value_possible(c);
+                        notes.extend(unwritten_walk(p, &certificate, c));
+                        p
                     }
                 }
                 Field::Unknown => {

@@ -6,6 +6,7 @@ mod common;
 
 use common::cli::{Run, json, retroclock};
 use serde_json::Value;
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Position as _, fen::Fen, san::San};
 
 /// The README's example: a lone king each, clock 120 claimed.
 const KINGS: &str = "4k3/8/8/8/8/8/8/4K3 w - - 120 70";
@@ -90,6 +91,75 @@ fn a_value_witnessed_before_the_node_budget_runs_out_is_answered() {
     assert!(
         v["shortest"]["moves"].as_array().is_some(),
         "a witness line is given: {v}"
+    );
+}
+
+/// Replays a certificate (`start` FEN, then the SAN moves) forward with shakmaty and returns
+/// the final position's four FEN fields and its halfmove clock as shakmaty counts it.
+fn replay_certificate(v: &Value) -> (String, u32) {
+    let detail = &v["certificate_detail"];
+    let fen: Fen = detail["start"]
+        .as_str()
+        .expect("start")
+        .parse()
+        .expect("a FEN");
+    let mut chess: Chess = fen
+        .into_position(CastlingMode::Standard)
+        .expect("a legal start");
+    for san in v["certificate"].as_array().expect("moves") {
+        let san: San = san.as_str().expect("SAN").parse().expect("SAN");
+        let mv = san.to_move(&chess).expect("a legal move");
+        chess.play_unchecked(mv);
+    }
+    let fen = Fen::from_position(&chess, EnPassantMode::Legal).to_string();
+    let fields: Vec<&str> = fen.split(' ').take(4).collect();
+    (fields.join(" "), chess.halfmoves())
+}
+
+#[test]
+fn a_witness_line_has_every_ply_of_the_value_it_witnesses() {
+    // The FEN's clock 120 is witnessed by a line whose last 120 plies keep the count: the
+    // kings go round a cycle, and every turn of it is written out.
+    let v = json(&solve(&[KINGS, "--json", "--threads", "1"]));
+    assert_eq!(v["verdict"], "yes");
+    assert_eq!(v["certificate_detail"]["clock"], 120);
+    let (fen, clock) = replay_certificate(&v);
+    assert_eq!(fen, "4k3/8/8/8/8/8/8/4K3 w - -");
+    assert_eq!(clock, 120);
+
+    // A claim possible by 9.3.1 or 9.3.2: the line reaches a clock of at least 99.
+    let claim = json(&solve(&[
+        "8/8/4k3/8/8/3K4/8/7R w - -",
+        "--stip",
+        "claim?",
+        "--rules",
+        "fide",
+        "--json",
+    ]));
+    assert_eq!(claim["possibly"], true);
+    let (fen, clock) = replay_certificate(&claim);
+    assert_eq!(fen, "8/8/4k3/8/8/3K4/8/7R w - -");
+    assert!(clock >= 99, "{claim}");
+
+    // Past the longest line written out, the value is still decided, and a note says why no
+    // line is shown.
+    let far = json(&solve(&[
+        KINGS,
+        "--stip",
+        "clock=6000",
+        "--json",
+        "--threads",
+        "1",
+    ]));
+    assert_eq!(far["verdict"], "yes");
+    assert_eq!(far["certificate"], Value::Null);
+    assert!(
+        far["notes"]
+            .as_array()
+            .expect("notes")
+            .iter()
+            .any(|n| n.as_str().is_some_and(|s| s.contains("6000 plies"))),
+        "{far}"
     );
 }
 

@@ -12,6 +12,10 @@ use rayon::prelude::*;
 
 use super::search::Graph;
 
+/// The longest walk [`Analysis::walk_to_origin`] writes out: a longer value is still decided
+/// ([`Analysis::walk_exists`]) but shown by no line.
+pub const MAX_WALK_PLIES: u64 = 5_000;
+
 /// A set of stored positions, as a bitset over their indices.
 #[derive(Clone, PartialEq, Eq, Hash)]
 struct NodeSet(Vec<u64>);
@@ -240,44 +244,71 @@ impl Analysis {
         Some(line)
     }
 
-    /// Whether a walk of exactly `k` reversible retractions from a root ends at an origin, and
-    /// the walk (root first) if so. Walks use only positions that reach an origin.
-    ///
-    /// The walk sets repeat from some length on; once a repetition is seen, larger `k` are
-    /// answered from the cycle of sets, so any `k` is cheap on a small graph.
-    pub fn walk_to_origin(&self, graph: &Graph, k: u64) -> Option<Vec<usize>> {
-        let expanded = graph.expanded();
+    /// The sets of positions that walks of 0, 1, 2, … reversible retractions from the roots
+    /// reach (through positions that reach an origin), up to `k` plies or until a set repeats
+    /// an earlier one: the sets, and the repetition as (first index, period) when one was seen.
+    fn walk_sets(&self, graph: &Graph, k: u64) -> (Vec<NodeSet>, Option<(u64, u64)>) {
         let mut sets: Vec<NodeSet> = Vec::new();
-        let mut seen: std::collections::HashMap<NodeSet, usize> = std::collections::HashMap::new();
+        let mut seen: std::collections::HashMap<NodeSet, u64> = std::collections::HashMap::new();
         let mut current = self.start_set(graph);
-        let mut target = k;
         loop {
             let step = sets.len() as u64;
             if let Some(&first) = seen.get(&current) {
-                // Sets repeat with period `step - first`.
-                let period = step - first as u64;
-                if target >= step {
-                    target = first as u64 + (target - first as u64) % period;
-                }
-                break;
+                return (sets, Some((first, step - first)));
             }
-            if step > target {
-                break;
+            if step > k {
+                return (sets, None);
             }
-            seen.insert(current.clone(), sets.len());
+            seen.insert(current.clone(), step);
             sets.push(current.clone());
             if current.is_empty() {
-                break;
+                return (sets, None);
             }
             current = self.step(graph, &current);
         }
-        let set = sets.get(target as usize)?;
-        let end = set.iter().find(|&i| i < expanded && graph.origin[i])?;
-        // Walk back: at each step pick a parent in the previous set.
-        let mut line = vec![end];
+    }
+
+    /// Which of `sets` ([`Self::walk_sets`]) holds the walks of `s` plies: past the last one,
+    /// the sets repeat with the period seen.
+    fn set_at(sets: &[NodeSet], repeat: Option<(u64, u64)>, s: u64) -> Option<&NodeSet> {
+        if s < sets.len() as u64 {
+            return sets.get(s as usize);
+        }
+        let (first, period) = repeat?;
+        sets.get((first + (s - first) % period) as usize)
+    }
+
+    /// Whether a walk of exactly `k` reversible retractions from a root ends at an origin.
+    /// Walks use only positions that reach an origin.
+    ///
+    /// The walk sets repeat from some length on; once a repetition is seen, larger `k` are
+    /// answered from the cycle of sets, so any `k` is cheap on a small graph.
+    pub fn walk_exists(&self, graph: &Graph, k: u64) -> bool {
+        let (sets, repeat) = self.walk_sets(graph, k);
+        let expanded = graph.expanded();
+        Self::set_at(&sets, repeat, k)
+            .is_some_and(|set| set.iter().any(|i| i < expanded && graph.origin[i]))
+    }
+
+    /// A walk (root first) of exactly `k` reversible retractions from a root to an origin, when
+    /// one exists and `k` is at most [`MAX_WALK_PLIES`]: every one of its `k` plies is there,
+    /// the cycles it goes round included, so that it witnesses `k` by itself.
+    pub fn walk_to_origin(&self, graph: &Graph, k: u64) -> Option<Vec<usize>> {
+        if k > MAX_WALK_PLIES {
+            return None;
+        }
+        let expanded = graph.expanded();
+        let (sets, repeat) = self.walk_sets(graph, k);
+        let end = Self::set_at(&sets, repeat, k)?
+            .iter()
+            .find(|&i| i < expanded && graph.origin[i])?;
+        // Walk back: at each step pick a parent in the previous set (every position of a set
+        // has one, as the set is the step of the previous one).
+        let mut line = Vec::with_capacity(k as usize + 1);
+        line.push(end);
         let mut cur = end;
-        for step in (0..target as usize).rev() {
-            let prev = sets[step]
+        for step in (0..k).rev() {
+            let prev = Self::set_at(&sets, repeat, step)?
                 .iter()
                 .find(|&i| i < expanded && graph.children(i).contains(&(cur as u32)))?;
             line.push(prev);

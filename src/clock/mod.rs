@@ -22,7 +22,7 @@ use crate::{
     verify,
 };
 
-pub use analysis::Analysis;
+pub use analysis::{Analysis, MAX_WALK_PLIES};
 pub use origin::OriginEvidence;
 pub use refine::Refinement;
 pub use search::{Budget, Graph, PositionId, Progress};
@@ -147,7 +147,7 @@ impl ClockAnswer {
             return Some(false);
         }
         if let (Some(graph), Some(analysis)) = (&self.graph, &self.analysis) {
-            if analysis.walk_to_origin(graph, k).is_some() {
+            if analysis.walk_exists(graph, k) {
                 return Some(true);
             }
             if self.complete {
