@@ -194,6 +194,8 @@ pub fn answer_json(a: &Answer, threads: usize) -> Value {
             "threshold": claim.threshold,
             "by_9_3_2": claim.by_9_3_2,
             "by_9_3_1": claim.by_9_3_1,
+            "possibly_by_9_3_2": claim.possibly_by_9_3_2,
+            "possibly_by_9_3_1": claim.possibly_by_9_3_1,
             "announce": claim.announce,
         });
     }
@@ -300,13 +302,22 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
             "  the fullmove number allows a clock of at most {b}\n"
         ));
     }
-    if let Some(claim) = &a.claim
-        && !claim.announce.is_empty()
-    {
+    if let Some(claim) = &a.claim {
         out.push_str(&format!(
-            "  moves that a 9.3.1 claim could announce: {}\n",
-            claim.announce.join(" ")
+            "  by 9.3.2 (clock >= {}): possibly {}, necessarily {};   by 9.3.1 (clock >= {} and a move to announce): possibly {}, necessarily {}\n",
+            claim.threshold,
+            yn(claim.possibly_by_9_3_2),
+            yn(claim.by_9_3_2),
+            claim.threshold - 1,
+            yn(claim.possibly_by_9_3_1),
+            yn(claim.by_9_3_1),
         ));
+        if !claim.announce.is_empty() {
+            out.push_str(&format!(
+                "  moves that a 9.3.1 claim could announce: {}\n",
+                claim.announce.join(" ")
+            ));
+        }
     }
     for note in &a.notes {
         out.push_str(&format!("  {note}\n"));

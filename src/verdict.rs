@@ -56,8 +56,14 @@ pub struct ClaimInfo {
     pub announce: Vec<String>,
     /// Whether a claim is necessarily possible by 9.3.2 (clock >= threshold in every history).
     pub by_9_3_2: Option<bool>,
-    /// Whether it is necessarily possible by 9.3.1 only (clock = threshold − 1 in some history).
+    /// Whether a claim is necessarily possible by 9.3.1 (a move to announce, and clock >=
+    /// threshold − 1 in every history).
     pub by_9_3_1: Option<bool>,
+    /// Whether a claim is possible by 9.3.2 in some history (clock >= threshold).
+    pub possibly_by_9_3_2: Option<bool>,
+    /// Whether a claim is possible by 9.3.1 in some history (a move to announce, and clock >=
+    /// threshold − 1).
+    pub possibly_by_9_3_1: Option<bool>,
 }
 
 /// The answer to one stipulation about one position.
@@ -377,16 +383,19 @@ fn claim_info(input: &PositionInput, clock: &ClockAnswer, rules: Rules) -> Claim
             announce.push(shakmaty::san::San::from_move(&chess, m).to_string());
         }
     }
-    let by_9_3_2 = all_at_least(clock, threshold);
-    let by_9_3_1 = if announce.is_empty() {
-        Some(false)
-    } else {
-        all_at_least(clock, threshold - 1)
+    let by_9_3_1 = |at_least: fn(&ClockAnswer, u64) -> Option<bool>| {
+        if announce.is_empty() {
+            Some(false)
+        } else {
+            at_least(clock, threshold - 1)
+        }
     };
     ClaimInfo {
         threshold,
+        by_9_3_2: all_at_least(clock, threshold),
+        by_9_3_1: by_9_3_1(all_at_least),
+        possibly_by_9_3_2: some_at_least(clock, threshold),
+        possibly_by_9_3_1: by_9_3_1(some_at_least),
         announce,
-        by_9_3_2,
-        by_9_3_1,
     }
 }

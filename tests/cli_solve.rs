@@ -137,9 +137,33 @@ fn a_witness_line_has_every_ply_of_the_value_it_witnesses() {
         "--json",
     ]));
     assert_eq!(claim["possibly"], true);
+    // Which article allows it: either, in some history (the clock is unbounded), and neither in
+    // every one (the last move may have been a capture).
+    let c = &claim["claim"];
+    assert_eq!(c["threshold"], 100);
+    assert_eq!(c["possibly_by_9_3_2"], true);
+    assert_eq!(c["possibly_by_9_3_1"], true);
+    assert_eq!(c["by_9_3_2"], false);
+    assert_eq!(c["by_9_3_1"], false);
     let (fen, clock) = replay_certificate(&claim);
     assert_eq!(fen, "8/8/4k3/8/8/3K4/8/7R w - -");
     assert!(clock >= 99, "{claim}");
+
+    // Black's only moves are pawn moves: none to announce, so 9.3.1 is out in every history;
+    // 9.3.2 is not.
+    let pawn_only = json(&solve(&[
+        "7k/p4K2/6P1/8/8/8/8/8 b - -",
+        "--stip",
+        "claim?",
+        "--rules",
+        "fide",
+        "--json",
+    ]));
+    let c = &pawn_only["claim"];
+    assert_eq!(c["announce"], Value::Array(Vec::new()));
+    assert_eq!(c["possibly_by_9_3_1"], false);
+    assert_eq!(c["by_9_3_1"], false);
+    assert_eq!(c["possibly_by_9_3_2"], pawn_only["possibly"]);
 
     // Past the longest line written out, the value is still decided, and a note says why no
     // line is shown.
