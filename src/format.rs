@@ -438,7 +438,7 @@ fn refinement_human(r: &crate::clock::Refinement) -> String {
 pub fn graph_dot(c: &ClockAnswer) -> Option<String> {
     let graph = c.graph.as_ref()?;
     let limit = graph.len().min(5000);
-    let mut g = petgraph::graph::DiGraph::<String, ()>::new();
+    let mut g = petgraph::graph::DiGraph::<String, &str>::new();
     let nodes: Vec<_> = (0..limit)
         .map(|i| {
             let origin = i < graph.expanded() && graph.origin[i];
@@ -452,13 +452,27 @@ pub fn graph_dot(c: &ClockAnswer) -> Option<String> {
     for (i, &from) in nodes.iter().enumerate() {
         for &j in graph.children(i) {
             if (j as usize) < limit {
-                g.add_edge(from, nodes[j as usize], ());
+                g.add_edge(from, nodes[j as usize], "");
             }
         }
     }
+    // Labels by `Display` (plain text), origins with a double outline.
+    let node_attrs = |_: &petgraph::graph::DiGraph<String, &str>,
+                      (_, label): (petgraph::graph::NodeIndex, &String)| {
+        if label.ends_with(" origin") {
+            "peripheries = 2".to_string()
+        } else {
+            String::new()
+        }
+    };
     Some(format!(
-        "{:?}",
-        petgraph::dot::Dot::with_config(&g, &[petgraph::dot::Config::EdgeNoLabel])
+        "{}",
+        petgraph::dot::Dot::with_attr_getters(
+            &g,
+            &[petgraph::dot::Config::EdgeNoLabel],
+            &|_, _| String::new(),
+            &node_attrs,
+        )
     ))
 }
 

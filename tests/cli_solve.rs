@@ -188,6 +188,30 @@ fn a_witness_line_has_every_ply_of_the_value_it_witnesses() {
 }
 
 #[test]
+fn dot_writes_the_explored_graph_for_graphviz() {
+    let path = std::env::temp_dir().join(format!("retroclock-dot-{}.dot", std::process::id()));
+    let path_text = path.to_str().expect("a UTF-8 path");
+    let r = solve(&["7k/8/8/8/8/8/8/K7 w - -", "--dot", path_text]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let dot = std::fs::read_to_string(&path).expect("the file was written");
+    std::fs::remove_file(&path).ok();
+    assert!(dot.starts_with("digraph {"), "{dot}");
+    let nodes: Vec<&str> = dot.lines().filter(|l| l.contains("label")).collect();
+    let edges = dot.lines().filter(|l| l.contains(" -> ")).count();
+    assert!(!nodes.is_empty() && edges > 0, "{dot}");
+    // Plain labels (the distance, and "origin" for an origin), origins with a double outline.
+    for node in &nodes {
+        assert!(!node.contains("\\\""), "{node}");
+        assert_eq!(
+            node.contains("origin"),
+            node.contains("peripheries = 2"),
+            "{node}"
+        );
+    }
+    assert!(nodes[0].contains("label = \"0"), "{}", nodes[0]);
+}
+
+#[test]
 fn bad_input_is_an_error_that_names_what_is_wrong() {
     let r = solve(&[KRK, "--max-memory", "0"]);
     assert_eq!(r.code, 2);
