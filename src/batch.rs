@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use serde_json::{Value, json};
 
 use crate::{
-    clock::{Budget, ClockAnswer, MaxClock, Standing, solve_clock},
+    clock::{Budget, ClockAnswer, MaxClock, solve_clock},
     format,
     lastmoves::{LastMovesBudget, last_moves},
     legal::{ProofBudget, judge, target_of},
@@ -288,7 +288,7 @@ pub fn run(entries: &[Entry], settings: &Settings, done: &(dyn Fn() + Sync)) -> 
 }
 
 fn no_history(c: &ClockAnswer) -> bool {
-    matches!(c.standing, Standing::Illegal(_) | Standing::NoHistory)
+    !c.has_history()
 }
 
 fn yes_no(b: bool) -> &'static str {
@@ -712,16 +712,12 @@ pub fn outcome_csv(e: &Entry, o: &Outcome) -> String {
         (Ok(p), Some(a)) => {
             let c = &a.clock;
             let max = match c.max {
+                _ if !c.has_history() => String::new(),
                 MaxClock::Bounded(m) => m.to_string(),
                 MaxClock::Unbounded => "inf".to_string(),
                 MaxClock::Unknown { .. } => String::new(),
             };
-            let parity = match c.parities {
-                [true, true] => "both",
-                [true, false] => "even",
-                [false, true] => "odd",
-                [false, false] => "none",
-            };
+            let parity = crate::format::parity_name(c.parities);
             cols.extend([
                 p.id.clone().unwrap_or_default(),
                 p.position.fen(),

@@ -90,6 +90,8 @@ pub fn retractions_human(
 /// The clock part of an answer as JSON.
 fn clock_json(c: &ClockAnswer) -> Value {
     let (max, unbounded, at_least) = match c.max {
+        // No history, no values: no maximum either.
+        _ if !c.has_history() => (None, false, None),
         MaxClock::Bounded(m) => (Some(m), false, Some(m)),
         MaxClock::Unbounded => (None, true, None),
         MaxClock::Unknown { at_least } => (None, false, at_least),
@@ -109,7 +111,8 @@ fn clock_json(c: &ClockAnswer) -> Value {
     })
 }
 
-fn parity_name(p: [bool; 2]) -> &'static str {
+/// The parities of the possible values: `both`, `even`, `odd` or `none`.
+pub(crate) fn parity_name(p: [bool; 2]) -> &'static str {
     match p {
         [true, true] => "both",
         [true, false] => "even",

@@ -212,6 +212,26 @@ fn dot_writes_the_explored_graph_for_graphviz() {
 }
 
 #[test]
+fn an_illegal_position_has_no_clock_values() {
+    let v = json(&solve(&[
+        "4k3/8/8/8/8/8/8/3KK3 w - -",
+        "--stip",
+        "clock?",
+        "--json",
+    ]));
+    let clock = &v["clock"];
+    assert_eq!(clock["standing"], "illegal");
+    assert_eq!(clock["min"], Value::Null);
+    assert_eq!(
+        clock["max"],
+        Value::Null,
+        "no value, so no maximum: {clock}"
+    );
+    assert_eq!(clock["max_at_least"], Value::Null);
+    assert_eq!(clock["values"], Value::Array(Vec::new()));
+}
+
+#[test]
 fn bad_input_is_an_error_that_names_what_is_wrong() {
     let r = solve(&[KRK, "--max-memory", "0"]);
     assert_eq!(r.code, 2);

@@ -128,6 +128,13 @@ pub struct ClockAnswer {
 }
 
 impl ClockAnswer {
+    /// Whether the position may have a legal history at all: false when it is illegal on its
+    /// face or no line of reversible retractions reaches an origin (then no clock value is
+    /// possible, and the answer has no minimum and no maximum).
+    pub fn has_history(&self) -> bool {
+        !matches!(self.standing, Standing::Illegal(_) | Standing::NoHistory)
+    }
+
     /// Whether `k` is a possible clock value: `Some(true)` witnessed, `Some(false)` proven
     /// impossible, `None` unknown within the budget.
     pub fn value_possible(&self, k: u64) -> Option<bool> {
