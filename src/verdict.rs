@@ -8,6 +8,7 @@ use shakmaty::{Position as _, Role};
 use crate::{
     clock::{Certificate, ClockAnswer, MAX_WALK_PLIES, MaxClock, Standing},
     position::{Field, PositionInput},
+    proofgame::{Target, fewest_plies},
     rules::Rules,
     stipulation::{Comparison, Stipulation},
 };
@@ -176,6 +177,59 @@ fn certificate_at_least(c: &ClockAnswer, n: u64, rules: Rules) -> Option<Certifi
         .find_map(|k| c.certificate_for(k, rules.convention()))
 }
 
+/// Whether every legal history has clock `n`, given whether some has (`possible`): yes when
+/// the minimum and a bounded maximum are both `n`, no when the (witnessed) minimum is another
+/// value or no history has `n`.
+fn always_equal(c: &ClockAnswer, n: u64, possible: Option<bool>) -> Option<bool> {
+    match (c.min, c.max) {
+        (Some(m), MaxClock::Bounded(x)) if m == n && x == n => Some(true),
+        (Some(m), _) if m != n => Some(false),
+        _ if possible == Some(false) => Some(false),
+        _ => None,
+    }
+}
+
+/// Plies from the initial array above which the fullmove number is not checked against the
+/// proof-game bounds (every bound is far below).
+const FULLMOVE_CHECK_LIMIT: u64 = 10_000;
+
+/// Why the FEN's fullmove number is impossible for its position, if it is: the plies it counts
+/// since the initial array are fewer than any game reaching the position needs (by the lower
+/// bounds of the proof-game search, necessary conditions only).
+fn fullmove_too_small(input: &PositionInput) -> Option<String> {
+    let fullmove = input.fullmove.known()?;
+    let plies = 2 * fullmove.saturating_sub(1) + u64::from(input.turn == shakmaty::Color::Black);
+    if plies > FULLMOVE_CHECK_LIMIT {
+        return None;
+    }
+    let target = Target::new(input.board.clone(), input.turn);
+    if fewest_plies(&target, plies as u32).is_some() {
+        return None;
+    }
+    // The fewest plies the bounds allow: they admit a length once they admit a shorter one
+    // (more moves never hurt them), so a bisection finds it.
+    let admits = |n: u64| fewest_plies(&target, n as u32).is_some();
+    let counted =
+        format!("the fullmove number {fullmove} counts {plies} plies since the initial array");
+    if !admits(FULLMOVE_CHECK_LIMIT) {
+        return Some(format!(
+            "{counted}, but no game of up to {FULLMOVE_CHECK_LIMIT} plies reaches this position (proof-game bounds)"
+        ));
+    }
+    let (mut too_few, mut enough) = (plies, FULLMOVE_CHECK_LIMIT);
+    while enough - too_few > 1 {
+        let mid = too_few + (enough - too_few) / 2;
+        if admits(mid) {
+            enough = mid;
+        } else {
+            too_few = mid;
+        }
+    }
+    Some(format!(
+        "{counted}, but reaching this position takes at least {enough} (proof-game bounds)"
+    ))
+}
+
 /// The note for a value of `k` plies that is possible but shown by no line because the line
 /// would be too long to write out.
 fn unwritten_walk(
@@ -214,12 +268,7 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
             let (p, nec) = match cmp {
                 Comparison::Eq => {
                     let p = clock.value_possible(n);
-                    let nec = match (clock.min, clock.max) {
-                        (Some(m), MaxClock::Bounded(x)) if m == n && x == n => Some(true),
-                        (Some(m), _) if m != n => Some(false),
-                        _ if p == Some(false) => Some(false),
-                        _ => None,
-                    };
+                    let nec = always_equal(&clock, n, p);
                     certificate = clock.certificate_for(n, rules.convention());
                     notes.extend(unwritten_walk(p, &certificate, n));
                     (p, nec)
@@ -297,7 +346,13 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
             }
         }
         Stipulation::Fen => {
-            let p = match input.halfmove_clock {
+            let (p, nec) = match input.halfmove_clock {
+                // The fullmove number counts the plies since the initial array; a game needs
+                // at least as many as the proof-game bounds say.
+                _ if let Some(note) = fullmove_too_small(input) => {
+                    notes.push(note);
+                    (Some(false), Some(false))
+                }
                 Field::Known(c) => {
                     if let Some(b) = clock.fullmove_bound
                         && c > b
@@ -305,24 +360,32 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
                         notes.push(format!(
                             "the fullmove number allows at most {b} plies, the FEN claims {c}"
                         ));
-                        Some(false)
+                        (Some(false), Some(false))
                     } else {
                         certificate = clock.certificate_for(c, rules.convention());
                         let p = clock.value_possible(c);
                         notes.extend(unwritten_walk(p, &certificate, c));
-                        p
+                        if p == Some(true) && input.fullmove.known().is_some() {
+                            notes.push(
+                                "the fullmove number is checked against the proof-game bounds only: the line witnesses the clock, not the game's length"
+                                    .into(),
+                            );
+                        }
+                        (p, always_equal(&clock, c, p))
                     }
                 }
                 Field::Unknown => {
                     notes.push("the FEN gives no halfmove clock".into());
-                    match clock.standing {
+                    let p = match clock.standing {
                         Standing::Possible => Some(true),
                         Standing::Illegal(_) | Standing::NoHistory => Some(false),
                         Standing::Undecided => None,
-                    }
+                    };
+                    // Every history then fits the FEN's (unknown) clock.
+                    (p, p)
                 }
             };
-            (verdict_of(p), p, None)
+            (verdict_of(p), p, nec)
         }
         Stipulation::Legal | Stipulation::Last(_) | Stipulation::ProofGame(_) => {
             // Answered by the legality and retractor modules; the clock gives the basics here.

@@ -1,7 +1,8 @@
 //! Soundness of the clock solver on real games: for the position after every ply of every
 //! clean-chess corpus game that starts from the initial array (FIDE convention, position given
 //! without its clock), the real clock lies inside the proven bounds and `clock=<real>` is never
-//! answered "no". Also every retraction of every such position replays forward.
+//! answered "no"; nor is the `fen` question about its real clock and fullmove number. Also every
+//! retraction of every such position replays forward.
 //!
 //! Skipped, with a message, when the corpus folder is absent.
 
@@ -14,6 +15,8 @@ use retroclock::{
     position::{Position, PositionInput},
     retract::retractions,
     rules::{Convention, Rules},
+    stipulation::Stipulation,
+    verdict::{Verdict, decide},
     verify::check_retraction,
 };
 use shakmaty::Position as _;
@@ -153,6 +156,17 @@ fn real_clocks_lie_inside_the_proven_bounds() {
             }
             if !matches!(c.max, MaxClock::Unknown { .. }) {
                 t.max_decided += 1;
+            }
+            // The FEN with its real clock and fullmove number is never answered "no" (the
+            // fullmove number is checked against the proof-game bounds).
+            let full = format!("{fen} {real} {}", ply / 2 + 1);
+            let input = PositionInput::parse(&full).expect("own FEN parses");
+            let answer = decide(Stipulation::Fen, &input, c);
+            if answer.verdict == Verdict::No {
+                t.failures.push(format!(
+                    "{file} ply {ply}: {full} answered no: {:?}",
+                    answer.notes
+                ));
             }
             t
         })

@@ -173,6 +173,15 @@ impl Default for Budget {
     }
 }
 
+/// The fewest plies a game from the initial array needs to reach `target`, by the lower
+/// bounds of the search (each side's units matched to the target's at the cost of their
+/// shortest routes, and the captures the pawns need); no game is searched. `None` when no game
+/// of at most `max_plies` plies can reach it by those bounds: a proof that none does.
+pub fn fewest_plies(target: &Target, max_plies: u32) -> Option<u32> {
+    let tables = Tables::new(&target.board)?;
+    Searcher::new(&tables, target, &Budget::UNLIMITED).min_plies(max_plies)
+}
+
 /// Result of [`proof_games`].
 #[derive(Clone, Debug, Default)]
 pub struct ProofGameSearch {
