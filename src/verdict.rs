@@ -385,6 +385,12 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
                     (p, p)
                 }
             };
+            // A known fullmove number is never shown to fit every history: it can only be
+            // refuted.
+            let nec = match nec {
+                Some(true) if input.fullmove.known().is_some() => None,
+                other => other,
+            };
             (verdict_of(p), p, nec)
         }
         Stipulation::Legal | Stipulation::Last(_) | Stipulation::ProofGame(_) => {
