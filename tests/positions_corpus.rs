@@ -55,6 +55,14 @@ fn our_verdict(fen: &str) -> Result<(), String> {
 /// Why a disagreement is a difference of notion, if it is one we know.
 fn explain(question: &str, fen: &str, ours: &Result<(), String>) -> Option<&'static str> {
     let fields = fen.split_whitespace().count();
+    if let Err(why) = ours
+        && why.starts_with("history: the fullmove number")
+        && why.contains("plies since the initial array, but")
+    {
+        return Some(
+            "the other library does not look at the history: the fullmove number counts fewer plies since the initial array than the position needs (each unit missing was taken by a move of the other side, and every unit needs its route)",
+        );
+    }
     if ours.is_ok() && fields < 6 && question.starts_with("chess.js") {
         return Some(
             "chess.js validateFen requires all six FEN fields; here missing trailing fields (clock, fullmove) are unknown, and the four fields given describe a legal position",
