@@ -453,7 +453,7 @@ pub fn graph_dot(c: &ClockAnswer) -> Option<String> {
         })
         .collect();
     for (i, &from) in nodes.iter().enumerate() {
-        for &j in graph.children(i) {
+        for j in graph.children(i) {
             if (j as usize) < limit {
                 g.add_edge(from, nodes[j as usize], "");
             }

@@ -68,6 +68,59 @@ pub struct Analysis {
     longest_next: Vec<u32>,
 }
 
+/// Sweeps over the lists that [`reaching_origin`] tries before it reverses them.
+const SWEEPS: usize = 6;
+
+/// Whether an origin is reachable from each position.
+///
+/// First by sweeps over the lists, alternately from the last position to the first and back,
+/// each marking the positions with an edge to a marked one (origins are marked from the
+/// start); a sweep downwards carries the marks down every run of edges to higher indices, a
+/// sweep upwards every run to lower ones. Breadth-first order makes most edges short, so two
+/// or three sweeps usually settle it: a sweep that marks nothing new ends it. If `sweeps`
+/// sweeps still mark something, the lists are reversed and searched backwards from the
+/// origins (the same answer, at the cost of the reversed lists).
+fn reaching_origin(graph: &Graph, sweeps: usize) -> Vec<bool> {
+    let n = graph.len();
+    let expanded = graph.expanded();
+    let mut useful = vec![false; n];
+    for (i, u) in useful.iter_mut().enumerate().take(expanded) {
+        *u = graph.origin[i];
+    }
+    for sweep in 0..sweeps {
+        let mut changed = false;
+        let mut visit = |i: usize, mut children: super::adjacency::Children<'_>| {
+            if !useful[i] && children.any(|j| useful[j as usize]) {
+                useful[i] = true;
+                changed = true;
+            }
+        };
+        if sweep % 2 == 0 {
+            for (i, children) in graph.adjacency.iter_rev() {
+                visit(i, children);
+            }
+        } else {
+            for (i, children) in graph.adjacency.iter() {
+                visit(i, children);
+            }
+        }
+        if !changed {
+            return useful;
+        }
+    }
+    let reverse = graph.adjacency.reversed(n);
+    let mut stack: Vec<usize> = (0..n).filter(|&i| useful[i]).collect();
+    while let Some(j) = stack.pop() {
+        for i in reverse.children(j) {
+            if !useful[i as usize] {
+                useful[i as usize] = true;
+                stack.push(i as usize);
+            }
+        }
+    }
+    useful
+}
+
 impl Analysis {
     /// Analyses `graph`.
     pub fn new(graph: &Graph) -> Analysis {
@@ -79,65 +132,39 @@ impl Analysis {
             None if expanded < n => u64::from(graph.dist(expanded)),
             None => u64::from(graph.dist(n.saturating_sub(1))) + 1,
         };
-        // Positions from which an origin is reachable (reverse breadth-first search).
-        let mut reverse_start = vec![0u32; n + 1];
-        for i in 0..expanded {
-            for &j in graph.children(i) {
-                reverse_start[j as usize + 1] += 1;
-            }
-        }
-        for i in 0..n {
-            reverse_start[i + 1] += reverse_start[i];
-        }
-        let mut fill = reverse_start.clone();
-        let mut reverse = vec![0u32; graph.edges.len()];
-        for i in 0..expanded {
-            for &j in graph.children(i) {
-                reverse[fill[j as usize] as usize] = i as u32;
-                fill[j as usize] += 1;
-            }
-        }
-        let mut useful = vec![false; n];
-        let mut stack: Vec<usize> = (0..expanded).filter(|&i| graph.origin[i]).collect();
-        for &i in &stack {
-            useful[i] = true;
-        }
-        while let Some(j) = stack.pop() {
-            for &i in &reverse[reverse_start[j] as usize..reverse_start[j + 1] as usize] {
-                if !useful[i as usize] {
-                    useful[i as usize] = true;
-                    stack.push(i as usize);
-                }
-            }
-        }
+        let useful = reaching_origin(graph, SWEEPS);
         let roots = graph.roots.len().min(n);
         let reaches_origin = (0..roots).any(|i| useful[i]);
         // Kahn's algorithm on the useful part: what is left over lies on a cycle.
         let mut indegree = vec![0u32; n];
-        for i in 0..expanded {
+        for (i, children) in graph.adjacency.iter() {
             if useful[i] {
-                for &j in graph.children(i) {
+                for j in children {
                     if useful[j as usize] {
                         indegree[j as usize] += 1;
                     }
                 }
             }
         }
-        let mut order: Vec<usize> = (0..n).filter(|&i| useful[i] && indegree[i] == 0).collect();
+        let mut order: Vec<u32> = (0..n)
+            .filter(|&i| useful[i] && indegree[i] == 0)
+            .map(|i| i as u32)
+            .collect();
         let mut head = 0;
         while head < order.len() {
-            let i = order[head];
+            let i = order[head] as usize;
             head += 1;
-            for &j in graph.children(i) {
+            for j in graph.children(i) {
                 let j = j as usize;
                 if useful[j] {
                     indegree[j] -= 1;
                     if indegree[j] == 0 {
-                        order.push(j);
+                        order.push(j as u32);
                     }
                 }
             }
         }
+        drop(indegree);
         let useful_count = useful.iter().filter(|&&u| u).count();
         let cycle = order.len() < useful_count;
         let mut longest = None;
@@ -146,12 +173,13 @@ impl Analysis {
             // Longest path to an origin, in reverse topological order.
             let mut best = vec![i64::MIN; n];
             for &i in order.iter().rev() {
+                let i = i as usize;
                 let mut b = if i < expanded && graph.origin[i] {
                     0
                 } else {
                     i64::MIN
                 };
-                for &j in graph.children(i) {
+                for j in graph.children(i) {
                     let j = j as usize;
                     if useful[j] && best[j] != i64::MIN && best[j] + 1 > b {
                         b = best[j] + 1;
@@ -200,8 +228,8 @@ impl Analysis {
         let from: Vec<usize> = current.iter().filter(|&i| i < expanded).collect();
         let step_part = |part: &[usize]| {
             let mut next = NodeSet::new(n);
-            for &i in part {
-                for &j in graph.children(i) {
+            for (_, children) in graph.adjacency.iter_of(part.iter().copied()) {
+                for j in children {
                     if self.useful[j as usize] {
                         next.insert(j as usize);
                     }
@@ -310,7 +338,7 @@ impl Analysis {
         for step in (0..k).rev() {
             let prev = Self::set_at(&sets, repeat, step)?
                 .iter()
-                .find(|&i| i < expanded && graph.children(i).contains(&(cur as u32)))?;
+                .find(|&i| i < expanded && graph.children(i).any(|c| c as usize == cur))?;
             line.push(prev);
             cur = prev;
         }
@@ -366,6 +394,35 @@ mod tests {
     };
 
     #[test]
+    fn sweeps_and_reversed_lists_mark_the_same_positions() {
+        for (fen, nodes) in [
+            ("8/5k2/8/8/8/2K5/8/7R b - -", 30_000),
+            (
+                "r1bqkb1r/pppppppp/N6N/8/8/n6n/PPPPPPPP/R1BQKB1R w KQkq -",
+                300_000,
+            ),
+            ("8/8/8/4k3/8/P1P2P1P/2PPP1P1/RNBQKBNR w KQ -", 30_000),
+        ] {
+            let input = PositionInput::parse(fen).unwrap();
+            let budget = Budget {
+                max_nodes: nodes,
+                ..Budget::default()
+            };
+            let answer = solve_clock(&input, Rules::Fide, &budget, &|_| {});
+            let graph = answer.graph.as_ref().unwrap();
+            let reversed = reaching_origin(graph, 0);
+            assert!(reversed.iter().any(|&u| u), "{fen}");
+            for sweeps in [1, 2, SWEEPS, 1000] {
+                assert_eq!(
+                    reaching_origin(graph, sweeps),
+                    reversed,
+                    "{fen}, {sweeps} sweeps"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn a_step_in_parallel_parts_equals_a_step_in_one() {
         let input = PositionInput::parse("8/5k2/8/8/8/2K5/8/7R b - -").unwrap();
         let budget = Budget {
@@ -383,7 +440,7 @@ mod tests {
         assert!(current.iter().count() > 10_000);
         let mut expected = NodeSet::new(graph.len());
         for i in current.iter() {
-            for &j in graph.children(i) {
+            for j in graph.children(i) {
                 if analysis.useful[j as usize] {
                     expected.insert(j as usize);
                 }

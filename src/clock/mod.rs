@@ -5,6 +5,7 @@
 //! chains, [`analysis`] draws the bounds and values from the graph, and [`solve_clock`] puts
 //! them together into a [`ClockAnswer`] with checked certificates.
 
+pub mod adjacency;
 pub mod analysis;
 pub mod origin;
 pub mod refine;

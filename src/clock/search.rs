@@ -18,7 +18,10 @@ use crate::{
     rules::Convention,
 };
 
-use super::origin::{ChainStatus, origin_status};
+use super::{
+    adjacency::{Adjacency, Children},
+    origin::{ChainStatus, origin_status},
+};
 
 /// The index from Zobrist keys to stored positions: an open-addressing table of 4-byte slots,
 /// kept at most 70 % full (the keys themselves live in [`Graph::ids`]). A slot holds a
@@ -242,10 +245,8 @@ pub struct Graph {
     pub level_start: Vec<u32>,
     /// Whether each expanded position is a reset origin.
     pub origin: Vec<bool>,
-    /// For expanded position `i`, its reversible retractions are `edges[edge_start[i]..edge_start[i + 1]]`.
-    pub edge_start: Vec<u32>,
-    /// Targets of the reversible retractions.
-    pub edges: Vec<u32>,
+    /// The reversible retractions of each expanded position, as indices.
+    pub adjacency: Adjacency,
     /// Whether every position reachable by reversible retractions was expanded.
     pub complete: bool,
     /// Why the search stopped early, if it did.
@@ -274,7 +275,10 @@ impl Graph {
             self.level_start[d - 1] as usize,
             self.level_start[d] as usize,
         );
-        (start..end).find(|&i| self.children(i).contains(&(j as u32)))
+        self.adjacency
+            .iter_from(start)
+            .take(end.min(self.expanded()).saturating_sub(start))
+            .find_map(|(i, mut children)| children.any(|c| c as usize == j).then_some(i))
     }
 
     /// [`Graph::parent`] of every stored position at once (`u32::MAX` for roots), in one pass
@@ -288,8 +292,8 @@ impl Graph {
         }
         // Breadth-first order: the first position (by index) of the level above that reaches
         // a position is the one through which the search first reached it.
-        for i in 0..self.expanded() {
-            for &j in self.children(i) {
+        for (i, children) in self.adjacency.iter() {
+            for j in children {
                 let j = j as usize;
                 if !seen[j] {
                     seen[j] = true;
@@ -312,19 +316,17 @@ impl Graph {
 
     /// Number of positions whose retractions were generated.
     pub fn expanded(&self) -> usize {
-        self.edge_start.len().saturating_sub(1)
+        self.adjacency.len()
     }
 
-    /// The reversible retractions of expanded position `i`, as indices.
-    pub fn children(&self, i: usize) -> &[u32] {
-        if i + 1 >= self.edge_start.len() {
-            return &[];
-        }
-        &self.edges[self.edge_start[i] as usize..self.edge_start[i + 1] as usize]
+    /// The reversible retractions of expanded position `i`, as indices in increasing order
+    /// (none when `i` was not expanded).
+    pub fn children(&self, i: usize) -> Children<'_> {
+        self.adjacency.children(i)
     }
 
-    /// Bytes per stored position of the position table: key, origin flag, adjacency offset,
-    /// level ranges and the key index, as held at the end of the search.
+    /// Bytes per stored position of the position table: key, origin flag, level ranges and
+    /// the key index, as held at the end of the search.
     pub fn bytes_per_node(&self) -> f64 {
         if self.ids.is_empty() {
             return 0.0;
@@ -337,20 +339,19 @@ impl Graph {
         self.ids.capacity() * std::mem::size_of::<PositionId>()
             + self.level_start.capacity() * 4
             + self.origin.capacity()
-            + self.edge_start.capacity() * 4
     }
 
     /// Bytes held by the position table and the adjacency (not the key index), at capacity.
     fn held_bytes(&self) -> usize {
-        self.table_bytes() + self.edges.capacity() * 4
+        self.table_bytes() + self.adjacency.bytes()
     }
 
-    /// Bytes per stored position of the adjacency (4 per reversible retraction).
+    /// Bytes per stored position of the adjacency (its lists and their offsets).
     pub fn edge_bytes_per_node(&self) -> f64 {
         if self.ids.is_empty() {
             return 0.0;
         }
-        (self.edges.capacity() * 4) as f64 / self.ids.len() as f64
+        self.adjacency.bytes() as f64 / self.ids.len() as f64
     }
 }
 
@@ -362,8 +363,7 @@ impl Graph {
             ids: Vec::new(),
             level_start: vec![0],
             origin: Vec::new(),
-            edge_start: vec![0],
-            edges: Vec::new(),
+            adjacency: Adjacency::default(),
             complete: false,
             stopped_by: None,
             index_bytes: 0,
@@ -375,8 +375,7 @@ impl Graph {
         self.ids.shrink_to_fit();
         self.level_start.shrink_to_fit();
         self.origin.shrink_to_fit();
-        self.edge_start.shrink_to_fit();
-        self.edges.shrink_to_fit();
+        self.adjacency.shrink_to_fit();
         self.index_bytes = index.bytes();
     }
 }
@@ -488,6 +487,9 @@ pub fn explore(
     const BATCH: usize = 2048;
     while !frontier.is_empty() {
         let mut next: Vec<(u32, Position)> = Vec::new();
+        // The children of the positions merged so far in this chunk, in turn, and how many
+        // each has: encoded into the adjacency (in parallel) once the chunk is merged.
+        let (mut flat, mut counts): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
         for chunk in frontier.chunks(BATCH) {
             if graph.ids.len() as u64 >= budget.max_nodes {
                 graph.stopped_by = Some("node budget");
@@ -523,9 +525,10 @@ pub fn explore(
                     let (i, _) = at.next().expect("one part entry per frontier position");
                     debug_assert_eq!(*i as usize, graph.origin.len());
                     graph.origin.push(origin);
+                    counts.push(count);
                     for (key, check, known) in children.by_ref().take(count as usize) {
                         if known != u32::MAX {
-                            graph.edges.push(known);
+                            flat.push(known);
                             continue;
                         }
                         let pos = new_positions.next().expect("a position per new target");
@@ -541,11 +544,13 @@ pub fn explore(
                                 new
                             }
                         };
-                        graph.edges.push(j);
+                        flat.push(j);
                     }
-                    graph.edge_start.push(graph.edges.len() as u32);
                 }
             }
+            graph.adjacency.extend(&counts, &mut flat);
+            flat.clear();
+            counts.clear();
             progress(Progress {
                 nodes: graph.ids.len() as u64,
                 level,
