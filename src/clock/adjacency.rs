@@ -14,6 +14,9 @@ const CHECKPOINT: usize = 16;
 /// The length recorded for a list of this many bytes or more, whose length is kept apart.
 const LONG: u8 = u8::MAX;
 
+/// A position's index and its list, while it is appended.
+type List<'a> = (usize, &'a mut [u32]);
+
 /// The lists of all expanded positions, in index order.
 #[derive(Clone, Debug, Default)]
 pub struct Adjacency {
@@ -37,37 +40,67 @@ impl Adjacency {
     }
 
     /// Appends the lists of the next `counts.len()` positions, whose children are `flat` in
-    /// turn (`counts[k]` for the `k`-th), each in any order (left sorted). Runs of lists are
-    /// encoded in parallel and joined in order: the bytes do not depend on the thread count.
+    /// turn (`counts[k]` for the `k`-th), each in any order (left sorted). The lists are
+    /// sorted and measured in parallel, laid out in order, then written in parallel into
+    /// their places: the bytes do not depend on the thread count.
     pub fn extend(&mut self, counts: &[u32], flat: &mut [u32]) {
         use rayon::prelude::*;
-        // Runs that end where checkpoints fall, so each checkpoint is a run's start.
-        let mut runs: Vec<(usize, &[u32], &mut [u32])> = Vec::new();
-        let (mut first, mut counts_left, mut flat_left) = (self.len(), counts, flat);
-        while !counts_left.is_empty() {
-            let take = (CHECKPOINT - first % CHECKPOINT).min(counts_left.len());
-            let (run_counts, rest_counts) = counts_left.split_at(take);
-            let edges: usize = run_counts.iter().map(|&c| c as usize).sum();
-            let (run_flat, rest_flat) = std::mem::take(&mut flat_left).split_at_mut(edges);
-            runs.push((first, run_counts, run_flat));
-            first += take;
-            counts_left = rest_counts;
-            flat_left = rest_flat;
+        /// Lists handled by one task.
+        const RUN: usize = 64;
+        let first = self.len();
+        let mut lists: Vec<List<'_>> = Vec::with_capacity(counts.len());
+        let mut rest = flat;
+        for (k, &count) in counts.iter().enumerate() {
+            let (list, tail) = std::mem::take(&mut rest).split_at_mut(count as usize);
+            lists.push((first + k, list));
+            rest = tail;
         }
-        let encoded: Vec<Encoded> = runs
-            .into_par_iter()
-            .with_min_len(8)
-            .map(|(first, counts, flat)| encode_run(first, counts, flat))
-            .collect();
-        for run in encoded {
-            if run.first.is_multiple_of(CHECKPOINT) {
-                self.checkpoints.push(self.bytes.len() as u64);
+        let mut sizes = vec![0usize; lists.len()];
+        lists
+            .par_chunks_mut(RUN)
+            .zip(sizes.par_chunks_mut(RUN))
+            .for_each(|(run, run_sizes)| {
+                for ((i, list), size) in run.iter_mut().zip(run_sizes) {
+                    list.sort_unstable();
+                    *size = list_size(*i, list);
+                }
+            });
+        let start = self.bytes.len();
+        let mut total = start;
+        for (&(i, ref list), &size) in lists.iter().zip(&sizes) {
+            if i.is_multiple_of(CHECKPOINT) {
+                self.checkpoints.push(total as u64);
             }
-            self.bytes.extend_from_slice(&run.bytes);
-            self.lens.extend_from_slice(&run.lens);
-            self.long.extend(run.long);
-            self.edges += run.edges;
+            if size >= usize::from(LONG) {
+                self.lens.push(LONG);
+                self.long.push((i, size));
+            } else {
+                self.lens.push(size as u8);
+            }
+            self.edges += list.len();
+            total += size;
         }
+        self.bytes.resize(total, 0);
+        // Each run's bytes, cut from the new space in order.
+        let mut space = &mut self.bytes[start..];
+        let mut runs: Vec<(&[List<'_>], &mut [u8])> = Vec::new();
+        for (run, run_sizes) in lists.chunks(RUN).zip(sizes.chunks(RUN)) {
+            let (bytes, tail) = std::mem::take(&mut space).split_at_mut(run_sizes.iter().sum());
+            runs.push((run, bytes));
+            space = tail;
+        }
+        runs.into_par_iter().for_each(|(run, bytes)| {
+            let mut at = 0;
+            for (i, list) in run {
+                let mut prev = *i as i64;
+                for (k, &c) in list.iter().enumerate() {
+                    let delta = i64::from(c) - prev;
+                    let code = if k == 0 { zigzag(delta) } else { delta as u64 };
+                    at += write_varint_at(&mut bytes[at..], code);
+                    prev = i64::from(c);
+                }
+            }
+        });
     }
 
     /// Number of lists (expanded positions).
@@ -264,47 +297,17 @@ impl Adjacency {
     }
 }
 
-/// A run of lists encoded on its own: bytes, lengths and long lengths as in [`Adjacency`].
-struct Encoded {
-    first: usize,
-    bytes: Vec<u8>,
-    lens: Vec<u8>,
-    long: Vec<(usize, usize)>,
-    edges: usize,
-}
-
-/// Encodes the lists of positions `first..first + counts.len()`.
-fn encode_run(first: usize, counts: &[u32], flat: &mut [u32]) -> Encoded {
-    let mut run = Encoded {
-        first,
-        bytes: Vec::with_capacity(flat.len() * 2),
-        lens: Vec::with_capacity(counts.len()),
-        long: Vec::new(),
-        edges: flat.len(),
+/// The bytes that position `i`'s sorted list takes: its first index as a signed difference
+/// from `i`, each further one as the difference from the one before.
+fn list_size(i: usize, sorted: &[u32]) -> usize {
+    let Some(&first) = sorted.first() else {
+        return 0;
     };
-    let mut rest = flat;
-    for (k, &count) in counts.iter().enumerate() {
-        let i = first + k;
-        let (children, tail) = std::mem::take(&mut rest).split_at_mut(count as usize);
-        rest = tail;
-        children.sort_unstable();
-        let before = run.bytes.len();
-        let mut prev = i as i64;
-        for (k, &c) in children.iter().enumerate() {
-            let delta = i64::from(c) - prev;
-            let code = if k == 0 { zigzag(delta) } else { delta as u64 };
-            write_varint(&mut run.bytes, code);
-            prev = i64::from(c);
-        }
-        let len = run.bytes.len() - before;
-        if len >= usize::from(LONG) {
-            run.lens.push(LONG);
-            run.long.push((i, len));
-        } else {
-            run.lens.push(len as u8);
-        }
+    let mut size = varint_size(zigzag(i64::from(first) - i as i64));
+    for pair in sorted.windows(2) {
+        size += varint_size(u64::from(pair[1] - pair[0]));
     }
-    run
+    size
 }
 
 /// The indices of one list, in increasing order.
@@ -342,6 +345,7 @@ fn unzigzag(v: u64) -> i64 {
     ((v >> 1) as i64) ^ -((v & 1) as i64)
 }
 
+#[cfg(test)]
 fn write_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
@@ -351,6 +355,7 @@ fn write_varint(out: &mut Vec<u8>, mut v: u64) {
 }
 
 /// Writes `v` at the start of `out`; returns the number of bytes written.
+#[inline]
 fn write_varint_at(out: &mut [u8], mut v: u64) -> usize {
     let mut k = 0;
     while v >= 0x80 {
@@ -363,8 +368,10 @@ fn write_varint_at(out: &mut [u8], mut v: u64) -> usize {
 }
 
 /// The number of bytes `v` takes.
+#[inline]
 fn varint_size(v: u64) -> usize {
-    (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
+    // 1 + one more byte for each 7 bits above the first 7.
+    1 + (63 - (v | 1).leading_zeros() as usize) / 7
 }
 
 /// The value at the start of `bytes` and the number of bytes it takes.
