@@ -444,7 +444,7 @@ pub fn graph_dot(c: &ClockAnswer) -> Option<String> {
     let mut g = petgraph::graph::DiGraph::<String, &str>::new();
     let nodes: Vec<_> = (0..limit)
         .map(|i| {
-            let origin = i < graph.expanded() && graph.origin[i];
+            let origin = graph.is_origin(i);
             g.add_node(format!(
                 "{}{}",
                 graph.dist(i),

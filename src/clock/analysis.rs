@@ -85,7 +85,7 @@ fn reaching_origin(graph: &Graph, sweeps: usize) -> Vec<bool> {
     let expanded = graph.expanded();
     let mut useful = vec![false; n];
     for (i, u) in useful.iter_mut().enumerate().take(expanded) {
-        *u = graph.origin[i];
+        *u = graph.is_origin(i);
     }
     for sweep in 0..sweeps {
         let mut changed = false;
@@ -126,7 +126,7 @@ impl Analysis {
     pub fn new(graph: &Graph) -> Analysis {
         let n = graph.len();
         let expanded = graph.expanded();
-        let nearest_origin = (0..expanded).find(|&i| graph.origin[i]);
+        let nearest_origin = (0..expanded).find(|&i| graph.is_origin(i));
         let min_lower_bound = match nearest_origin {
             Some(i) => u64::from(graph.dist(i)),
             None if expanded < n => u64::from(graph.dist(expanded)),
@@ -174,11 +174,7 @@ impl Analysis {
             let mut best = vec![i64::MIN; n];
             for &i in order.iter().rev() {
                 let i = i as usize;
-                let mut b = if i < expanded && graph.origin[i] {
-                    0
-                } else {
-                    i64::MIN
-                };
+                let mut b = if graph.is_origin(i) { 0 } else { i64::MIN };
                 for j in graph.children(i) {
                     let j = j as usize;
                     if useful[j] && best[j] != i64::MIN && best[j] + 1 > b {
@@ -313,9 +309,7 @@ impl Analysis {
     /// answered from the cycle of sets, so any `k` is cheap on a small graph.
     pub fn walk_exists(&self, graph: &Graph, k: u64) -> bool {
         let (sets, repeat) = self.walk_sets(graph, k);
-        let expanded = graph.expanded();
-        Self::set_at(&sets, repeat, k)
-            .is_some_and(|set| set.iter().any(|i| i < expanded && graph.origin[i]))
+        Self::set_at(&sets, repeat, k).is_some_and(|set| set.iter().any(|i| graph.is_origin(i)))
     }
 
     /// A walk (root first) of exactly `k` reversible retractions from a root to an origin, when
@@ -329,7 +323,7 @@ impl Analysis {
         let (sets, repeat) = self.walk_sets(graph, k);
         let end = Self::set_at(&sets, repeat, k)?
             .iter()
-            .find(|&i| i < expanded && graph.origin[i])?;
+            .find(|&i| graph.is_origin(i))?;
         // Walk back: at each step pick a parent in the previous set (every position of a set
         // has one, as the set is the step of the previous one).
         let mut line = Vec::with_capacity(k as usize + 1);
@@ -351,7 +345,6 @@ impl Analysis {
     /// The sets of positions reached by walks of each length repeat from some length on; once a
     /// repetition is seen, the rest of the values follow from the cycle of sets.
     pub fn values_up_to(&self, graph: &Graph, limit: u64) -> Vec<u64> {
-        let expanded = graph.expanded();
         let mut out = Vec::new();
         let mut current = self.start_set(graph);
         let mut seen: std::collections::HashMap<NodeSet, u64> = std::collections::HashMap::new();
@@ -371,7 +364,7 @@ impl Analysis {
                 }
                 break;
             }
-            let hit = current.iter().any(|i| i < expanded && graph.origin[i]);
+            let hit = current.iter().any(|i| graph.is_origin(i));
             hits.push(hit);
             if hit {
                 out.push(k);

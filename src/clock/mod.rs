@@ -284,7 +284,7 @@ pub fn solve_clock(
         .then(|| analysis.values_up_to(&graph, values_limit));
     let mut parities = [false, false];
     for i in 0..graph.expanded() {
-        if graph.origin[i] {
+        if graph.is_origin(i) {
             parities[(graph.dist(i) % 2) as usize] = true;
         }
     }

@@ -67,12 +67,12 @@ pub fn refine_minimum(graph: &mut Graph, convention: Convention, budget: &Budget
     }
     let expanded = graph.expanded();
     let mut parents: Option<Vec<u32>> = None;
-    while let Some(first) = (0..expanded).find(|&i| graph.origin[i]) {
+    while let Some(first) = (0..expanded).find(|&i| graph.is_origin(i)) {
         let distance = graph.dist(first);
         let level_end = (graph.level_start.get(distance as usize + 1).copied())
             .map_or(expanded, |e| (e as usize).min(expanded));
         for i in first..level_end {
-            if !graph.origin[i] {
+            if !graph.is_origin(i) {
                 continue;
             }
             if out.checked >= MAX_CANDIDATES {
@@ -110,7 +110,7 @@ pub fn refine_minimum(graph: &mut Graph, convention: Convention, budget: &Budget
             }
             match verdict {
                 ChainStatus::Dead => {
-                    graph.origin[i] = false;
+                    graph.origin.clear(i);
                     out.refuted.push(Refuted { distance, depth });
                 }
                 ChainStatus::Found => {

@@ -233,6 +233,56 @@ impl PositionId {
     }
 }
 
+/// A growable set of bits, one per expanded position.
+#[derive(Clone, Debug, Default)]
+pub struct Bits {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl Bits {
+    /// Appends a bit.
+    pub fn push(&mut self, bit: bool) {
+        if self.len.is_multiple_of(64) {
+            self.words.push(0);
+        }
+        if bit {
+            self.words[self.len / 64] |= 1 << (self.len % 64);
+        }
+        self.len += 1;
+    }
+
+    /// Bit `i` (false beyond the bits appended).
+    pub fn get(&self, i: usize) -> bool {
+        i < self.len && self.words[i / 64] & (1 << (i % 64)) != 0
+    }
+
+    /// Clears bit `i`.
+    pub fn clear(&mut self, i: usize) {
+        if i < self.len {
+            self.words[i / 64] &= !(1 << (i % 64));
+        }
+    }
+
+    /// Number of bits appended.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no bit was appended.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn bytes(&self) -> usize {
+        self.words.capacity() * 8
+    }
+
+    fn shrink_to_fit(&mut self) {
+        self.words.shrink_to_fit();
+    }
+}
+
 /// The explored part of the reversible retraction graph.
 #[derive(Clone, Debug)]
 pub struct Graph {
@@ -243,8 +293,8 @@ pub struct Graph {
     /// `level_start[d]` is the index of the first position at distance `d` from the roots
     /// (positions are stored in breadth-first order, so a level is a range of indices).
     pub level_start: Vec<u32>,
-    /// Whether each expanded position is a reset origin.
-    pub origin: Vec<bool>,
+    /// Whether each expanded position is a reset origin (see [`Graph::is_origin`]).
+    pub origin: Bits,
     /// The reversible retractions of each expanded position, as indices.
     pub adjacency: Adjacency,
     /// Whether every position reachable by reversible retractions was expanded.
@@ -319,6 +369,11 @@ impl Graph {
         self.adjacency.len()
     }
 
+    /// Whether position `i` was expanded and found to be a reset origin.
+    pub fn is_origin(&self, i: usize) -> bool {
+        self.origin.get(i)
+    }
+
     /// The reversible retractions of expanded position `i`, as indices in increasing order
     /// (none when `i` was not expanded).
     pub fn children(&self, i: usize) -> Children<'_> {
@@ -338,7 +393,7 @@ impl Graph {
     fn table_bytes(&self) -> usize {
         self.ids.capacity() * std::mem::size_of::<PositionId>()
             + self.level_start.capacity() * 4
-            + self.origin.capacity()
+            + self.origin.bytes()
     }
 
     /// Bytes held by the position table and the adjacency (not the key index), at capacity.
@@ -362,7 +417,7 @@ impl Graph {
             roots,
             ids: Vec::new(),
             level_start: vec![0],
-            origin: Vec::new(),
+            origin: Bits::default(),
             adjacency: Adjacency::default(),
             complete: false,
             stopped_by: None,
