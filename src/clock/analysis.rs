@@ -10,45 +10,11 @@
 
 use rayon::prelude::*;
 
-use super::search::Graph;
+use super::{bits::Bits, search::Graph};
 
 /// The longest walk [`Analysis::walk_to_origin`] writes out: a longer value is still decided
 /// ([`Analysis::walk_exists`]) but shown by no line.
 pub const MAX_WALK_PLIES: u64 = 5_000;
-
-/// A set of stored positions, as a bitset over their indices.
-#[derive(Clone, PartialEq, Eq, Hash)]
-struct NodeSet(Vec<u64>);
-
-impl NodeSet {
-    fn new(n: usize) -> NodeSet {
-        NodeSet(vec![0; n.div_ceil(64)])
-    }
-    fn insert(&mut self, i: usize) {
-        self.0[i / 64] |= 1 << (i % 64);
-    }
-    fn union_with(&mut self, other: &NodeSet) {
-        for (a, b) in self.0.iter_mut().zip(&other.0) {
-            *a |= b;
-        }
-    }
-    fn is_empty(&self) -> bool {
-        self.0.iter().all(|&w| w == 0)
-    }
-    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0.iter().enumerate().flat_map(|(w, &bits)| {
-            let mut b = bits;
-            std::iter::from_fn(move || {
-                if b == 0 {
-                    return None;
-                }
-                let t = b.trailing_zeros() as usize;
-                b &= b - 1;
-                Some(w * 64 + t)
-            })
-        })
-    }
-}
 
 /// The facts about the clock that the graph establishes.
 #[derive(Clone, Debug)]
@@ -82,11 +48,7 @@ const SWEEPS: usize = 6;
 /// origins (the same answer, at the cost of the reversed lists).
 fn reaching_origin(graph: &Graph, sweeps: usize) -> Vec<bool> {
     let n = graph.len();
-    let expanded = graph.expanded();
-    let mut useful = vec![false; n];
-    for (i, u) in useful.iter_mut().enumerate().take(expanded) {
-        *u = graph.is_origin(i);
-    }
+    let mut useful: Vec<bool> = (0..n).map(|i| graph.is_origin(i)).collect();
     for sweep in 0..sweeps {
         let mut changed = false;
         let mut visit = |i: usize, mut children: super::adjacency::Children<'_>| {
@@ -204,8 +166,8 @@ impl Analysis {
     }
 
     /// The roots that reach an origin.
-    fn start_set(&self, graph: &Graph) -> NodeSet {
-        let mut set = NodeSet::new(graph.len());
+    fn start_set(&self, graph: &Graph) -> Bits {
+        let mut set = Bits::new(graph.len());
         for r in 0..graph.roots.len().min(graph.len()) {
             if self.useful[r] {
                 set.insert(r);
@@ -217,13 +179,13 @@ impl Analysis {
     /// The positions one reversible retraction beyond `current` that reach an origin. Large
     /// sets are stepped in parallel, in parts whose results are joined (the same set for any
     /// number of threads).
-    fn step(&self, graph: &Graph, current: &NodeSet) -> NodeSet {
+    fn step(&self, graph: &Graph, current: &Bits) -> Bits {
         const PART: usize = 4096;
         let expanded = graph.expanded();
         let n = graph.len();
         let from: Vec<usize> = current.iter().filter(|&i| i < expanded).collect();
         let step_part = |part: &[usize]| {
-            let mut next = NodeSet::new(n);
+            let mut next = Bits::new(n);
             for (_, children) in graph.adjacency.iter_of(part.iter().copied()) {
                 for j in children {
                     if self.useful[j as usize] {
@@ -237,7 +199,7 @@ impl Analysis {
             return step_part(&from);
         }
         from.par_chunks(PART).map(step_part).reduce(
-            || NodeSet::new(n),
+            || Bits::new(n),
             |mut a, b| {
                 a.union_with(&b);
                 a
@@ -271,9 +233,9 @@ impl Analysis {
     /// The sets of positions that walks of 0, 1, 2, … reversible retractions from the roots
     /// reach (through positions that reach an origin), up to `k` plies or until a set repeats
     /// an earlier one: the sets, and the repetition as (first index, period) when one was seen.
-    fn walk_sets(&self, graph: &Graph, k: u64) -> (Vec<NodeSet>, Option<(u64, u64)>) {
-        let mut sets: Vec<NodeSet> = Vec::new();
-        let mut seen: std::collections::HashMap<NodeSet, u64> = std::collections::HashMap::new();
+    fn walk_sets(&self, graph: &Graph, k: u64) -> (Vec<Bits>, Option<(u64, u64)>) {
+        let mut sets: Vec<Bits> = Vec::new();
+        let mut seen: std::collections::HashMap<Bits, u64> = std::collections::HashMap::new();
         let mut current = self.start_set(graph);
         loop {
             let step = sets.len() as u64;
@@ -294,7 +256,7 @@ impl Analysis {
 
     /// Which of `sets` ([`Self::walk_sets`]) holds the walks of `s` plies: past the last one,
     /// the sets repeat with the period seen.
-    fn set_at(sets: &[NodeSet], repeat: Option<(u64, u64)>, s: u64) -> Option<&NodeSet> {
+    fn set_at(sets: &[Bits], repeat: Option<(u64, u64)>, s: u64) -> Option<&Bits> {
         if s < sets.len() as u64 {
             return sets.get(s as usize);
         }
@@ -347,7 +309,7 @@ impl Analysis {
     pub fn values_up_to(&self, graph: &Graph, limit: u64) -> Vec<u64> {
         let mut out = Vec::new();
         let mut current = self.start_set(graph);
-        let mut seen: std::collections::HashMap<NodeSet, u64> = std::collections::HashMap::new();
+        let mut seen: std::collections::HashMap<Bits, u64> = std::collections::HashMap::new();
         let mut hits: Vec<bool> = Vec::new();
         let mut k = 0u64;
         while k <= limit {
@@ -426,12 +388,12 @@ mod tests {
         let graph = answer.graph.as_ref().unwrap();
         let analysis = Analysis::new(graph);
         // Every expanded position that reaches an origin: far more than one part.
-        let mut current = NodeSet::new(graph.len());
+        let mut current = Bits::new(graph.len());
         for i in (0..graph.expanded()).filter(|&i| analysis.useful[i]) {
             current.insert(i);
         }
         assert!(current.iter().count() > 10_000);
-        let mut expected = NodeSet::new(graph.len());
+        let mut expected = Bits::new(graph.len());
         for i in current.iter() {
             for j in graph.children(i) {
                 if analysis.useful[j as usize] {

@@ -7,6 +7,7 @@
 
 pub mod adjacency;
 pub mod analysis;
+pub mod bits;
 pub mod origin;
 pub mod refine;
 pub mod search;

@@ -110,7 +110,7 @@ pub fn refine_minimum(graph: &mut Graph, convention: Convention, budget: &Budget
             }
             match verdict {
                 ChainStatus::Dead => {
-                    graph.origin.clear(i);
+                    graph.origin.remove(i);
                     out.refuted.push(Refuted { distance, depth });
                 }
                 ChainStatus::Found => {

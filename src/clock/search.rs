@@ -20,6 +20,7 @@ use crate::{
 
 use super::{
     adjacency::{Adjacency, Children},
+    bits::Bits,
     origin::{ChainStatus, origin_status},
 };
 
@@ -233,56 +234,6 @@ impl PositionId {
     }
 }
 
-/// A growable set of bits, one per expanded position.
-#[derive(Clone, Debug, Default)]
-pub struct Bits {
-    words: Vec<u64>,
-    len: usize,
-}
-
-impl Bits {
-    /// Appends a bit.
-    pub fn push(&mut self, bit: bool) {
-        if self.len.is_multiple_of(64) {
-            self.words.push(0);
-        }
-        if bit {
-            self.words[self.len / 64] |= 1 << (self.len % 64);
-        }
-        self.len += 1;
-    }
-
-    /// Bit `i` (false beyond the bits appended).
-    pub fn get(&self, i: usize) -> bool {
-        i < self.len && self.words[i / 64] & (1 << (i % 64)) != 0
-    }
-
-    /// Clears bit `i`.
-    pub fn clear(&mut self, i: usize) {
-        if i < self.len {
-            self.words[i / 64] &= !(1 << (i % 64));
-        }
-    }
-
-    /// Number of bits appended.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether no bit was appended.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    fn bytes(&self) -> usize {
-        self.words.capacity() * 8
-    }
-
-    fn shrink_to_fit(&mut self) {
-        self.words.shrink_to_fit();
-    }
-}
-
 /// The explored part of the reversible retraction graph.
 #[derive(Clone, Debug)]
 pub struct Graph {
@@ -371,7 +322,7 @@ impl Graph {
 
     /// Whether position `i` was expanded and found to be a reset origin.
     pub fn is_origin(&self, i: usize) -> bool {
-        self.origin.get(i)
+        self.origin.contains(i)
     }
 
     /// The reversible retractions of expanded position `i`, as indices in increasing order
