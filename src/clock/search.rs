@@ -283,26 +283,27 @@ impl Graph {
     }
 
     /// [`Graph::parent`] of every stored position at once (`u32::MAX` for roots), in one pass
-    /// over the adjacency.
+    /// over the adjacency, run in parallel parts.
     pub fn parents(&self) -> Vec<u32> {
-        let mut parents = vec![u32::MAX; self.len()];
-        let mut seen = vec![false; self.len()];
+        use std::sync::atomic::{AtomicU32, Ordering};
+        const PART: usize = 4096;
+        let parents: Vec<AtomicU32> = (0..self.len()).map(|_| AtomicU32::new(u32::MAX)).collect();
         let roots = self.level_start.get(1).map_or(self.len(), |&e| e as usize);
-        for s in seen.iter_mut().take(roots) {
-            *s = true;
-        }
         // Breadth-first order: the first position (by index) of the level above that reaches
-        // a position is the one through which the search first reached it.
-        for (i, children) in self.adjacency.iter() {
-            for j in children {
-                let j = j as usize;
-                if !seen[j] {
-                    seen[j] = true;
-                    parents[j] = i as u32;
+        // a position is the one through which the search first reached it: the smallest
+        // index with an edge to it, whatever order the parts run in.
+        (0..self.expanded().div_ceil(PART))
+            .into_par_iter()
+            .for_each(|part| {
+                for (i, children) in self.adjacency.iter_from(part * PART).take(PART) {
+                    for j in children {
+                        if j as usize >= roots {
+                            parents[j as usize].fetch_min(i as u32, Ordering::Relaxed);
+                        }
+                    }
                 }
-            }
-        }
-        parents
+            });
+        parents.into_iter().map(AtomicU32::into_inner).collect()
     }
 
     /// Number of positions stored.
