@@ -92,12 +92,8 @@ impl Adjacency {
         runs.into_par_iter().for_each(|(run, bytes)| {
             let mut at = 0;
             for (i, list) in run {
-                let mut prev = *i as i64;
-                for (k, &c) in list.iter().enumerate() {
-                    let delta = i64::from(c) - prev;
-                    let code = if k == 0 { zigzag(delta) } else { delta as u64 };
+                for code in codes(*i, list) {
                     at += write_varint_at(&mut bytes[at..], code);
-                    prev = i64::from(c);
                 }
             }
         });
@@ -297,17 +293,18 @@ impl Adjacency {
     }
 }
 
-/// The bytes that position `i`'s sorted list takes: its first index as a signed difference
-/// from `i`, each further one as the difference from the one before.
+/// The codes of position `i`'s sorted list: its first index as a signed difference from `i`,
+/// each further one as the difference from the one before.
+fn codes(i: usize, sorted: &[u32]) -> impl Iterator<Item = u64> + '_ {
+    let first = sorted.first().map(|&c| zigzag(i64::from(c) - i as i64));
+    first
+        .into_iter()
+        .chain(sorted.windows(2).map(|pair| u64::from(pair[1] - pair[0])))
+}
+
+/// The bytes that position `i`'s sorted list takes.
 fn list_size(i: usize, sorted: &[u32]) -> usize {
-    let Some(&first) = sorted.first() else {
-        return 0;
-    };
-    let mut size = varint_size(zigzag(i64::from(first) - i as i64));
-    for pair in sorted.windows(2) {
-        size += varint_size(u64::from(pair[1] - pair[0]));
-    }
-    size
+    codes(i, sorted).map(varint_size).sum()
 }
 
 /// The indices of one list, in increasing order.
