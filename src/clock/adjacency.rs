@@ -1,12 +1,18 @@
 //! The reversible retractions of every expanded position, as compact lists of indices.
 //!
 //! A position's list is stored in increasing order as variable-length integers (7 bits a
-//! byte): its first index as a signed difference from the position's own index, then each
-//! further index as the difference from the one before. Positions are stored in breadth-first
-//! order and a retraction leads to the level just above or below, so the differences are
-//! small: under 2 bytes per retraction instead of 4. Each list's length in bytes is kept in
-//! one byte (longer lists are listed apart), and the byte offset of every [`CHECKPOINT`]-th
-//! list, so a list is found by adding at most `CHECKPOINT − 1` lengths.
+//! byte): its first index as a signed difference from an *anchor*, then each further index as
+//! the difference from the one before. Positions are stored in breadth-first order and a
+//! retraction leads to the level just above or below, so the differences are small: under 2
+//! bytes per retraction instead of 4. Each list's length in bytes is kept in one byte (longer
+//! lists are listed apart), and the byte offset of every [`CHECKPOINT`]-th list, so a list is
+//! found by adding at most `CHECKPOINT − 1` lengths.
+//!
+//! The lists from one checkpoint to the next form a group. The anchor of a group's first list
+//! is the position's own index; the anchor of the others is the first index of the group's
+//! first list, when that list is not empty (else their own index). Neighbouring positions
+//! have neighbouring first children, so this takes fewer bytes than the own index, and a list
+//! is still read with one more look at its group's first list.
 
 /// Every how many lists a byte offset is kept.
 const CHECKPOINT: usize = 16;
@@ -55,14 +61,34 @@ impl Adjacency {
             lists.push((first + k, list));
             rest = tail;
         }
-        let mut sizes = vec![0usize; lists.len()];
         lists
             .par_chunks_mut(RUN)
+            .for_each(|run| run.iter_mut().for_each(|(_, list)| list.sort_unstable()));
+        // Each list's anchor: its group's first list is in this batch or stored already.
+        let mut group_first: Option<u32> = None;
+        let anchors: Vec<i64> = lists
+            .iter()
+            .map(|(i, list)| {
+                let start = i - i % CHECKPOINT;
+                if *i == start {
+                    group_first = list.first().copied();
+                    *i as i64
+                } else {
+                    if start < first && *i == first {
+                        group_first = self.first_of(start);
+                    }
+                    group_first.map_or(*i as i64, i64::from)
+                }
+            })
+            .collect();
+        let mut sizes = vec![0usize; lists.len()];
+        lists
+            .par_chunks(RUN)
+            .zip(anchors.par_chunks(RUN))
             .zip(sizes.par_chunks_mut(RUN))
-            .for_each(|(run, run_sizes)| {
-                for ((i, list), size) in run.iter_mut().zip(run_sizes) {
-                    list.sort_unstable();
-                    *size = list_size(*i, list);
+            .for_each(|((run, run_anchors), run_sizes)| {
+                for (((_, list), &anchor), size) in run.iter().zip(run_anchors).zip(run_sizes) {
+                    *size = codes(anchor, list).map(varint_size).sum();
                 }
             });
         let start = self.bytes.len();
@@ -83,16 +109,20 @@ impl Adjacency {
         self.bytes.resize(total, 0);
         // Each run's bytes, cut from the new space in order.
         let mut space = &mut self.bytes[start..];
-        let mut runs: Vec<(&[List<'_>], &mut [u8])> = Vec::new();
-        for (run, run_sizes) in lists.chunks(RUN).zip(sizes.chunks(RUN)) {
+        let mut runs: Vec<(&[List<'_>], &[i64], &mut [u8])> = Vec::new();
+        for ((run, run_anchors), run_sizes) in lists
+            .chunks(RUN)
+            .zip(anchors.chunks(RUN))
+            .zip(sizes.chunks(RUN))
+        {
             let (bytes, tail) = std::mem::take(&mut space).split_at_mut(run_sizes.iter().sum());
-            runs.push((run, bytes));
+            runs.push((run, run_anchors, bytes));
             space = tail;
         }
-        runs.into_par_iter().for_each(|(run, bytes)| {
+        runs.into_par_iter().for_each(|(run, run_anchors, bytes)| {
             let mut at = 0;
-            for (i, list) in run {
-                for code in codes(*i, list) {
+            for ((_, list), &anchor) in run.iter().zip(run_anchors) {
+                for code in codes(anchor, list) {
                     at += write_varint_at(&mut bytes[at..], code);
                 }
             }
@@ -151,6 +181,33 @@ impl Adjacency {
             + (first..i).map(|k| self.len_of(k)).sum::<usize>()
     }
 
+    /// The first index of list `i`, if it is not empty.
+    fn first_of(&self, i: usize) -> Option<u32> {
+        let offset = self.offset_of(i);
+        (self.len_of(i) > 0).then(|| {
+            let (code, _) = read_varint(&self.bytes[offset..]);
+            (self.anchor(i) + unzigzag(code)) as u32
+        })
+    }
+
+    /// The anchor of list `i`'s first code (see the module's documentation).
+    fn anchor(&self, i: usize) -> i64 {
+        let start = i - i % CHECKPOINT;
+        if i == start {
+            return i as i64;
+        }
+        self.first_of(start).map_or(i as i64, i64::from)
+    }
+
+    /// List `i` read from byte `offset`, its first code taken from `anchor`.
+    fn list_at(&self, i: usize, offset: usize, anchor: i64) -> Children<'_> {
+        Children {
+            bytes: &self.bytes[offset..offset + self.len_of(i)],
+            prev: anchor,
+            first: true,
+        }
+    }
+
     /// The list of position `i`, in increasing order (empty when `i` was not expanded).
     pub fn children(&self, i: usize) -> Children<'_> {
         if i >= self.len() {
@@ -160,29 +217,27 @@ impl Adjacency {
                 first: true,
             };
         }
-        let offset = self.offset_of(i);
-        Children {
-            bytes: &self.bytes[offset..offset + self.len_of(i)],
-            prev: i as i64,
-            first: true,
-        }
+        self.list_at(i, self.offset_of(i), self.anchor(i))
     }
 
     /// The lists of positions `start..` in turn, with their indices.
     pub fn iter_from(&self, start: usize) -> impl Iterator<Item = (usize, Children<'_>)> + '_ {
-        let mut offset = if start < self.len() {
-            self.offset_of(start)
+        let (mut offset, mut group_first) = if start < self.len() {
+            let group = start - start % CHECKPOINT;
+            (self.offset_of(start), self.first_of(group))
         } else {
-            self.bytes.len()
+            (self.bytes.len(), None)
         };
         (start..self.len()).map(move |i| {
-            let len = self.len_of(i);
-            let children = Children {
-                bytes: &self.bytes[offset..offset + len],
-                prev: i as i64,
-                first: true,
+            let anchor = if i.is_multiple_of(CHECKPOINT) {
+                let children = self.list_at(i, offset, i as i64);
+                group_first = children.clone().next();
+                i as i64
+            } else {
+                group_first.map_or(i as i64, i64::from)
             };
-            offset += len;
+            let children = self.list_at(i, offset, anchor);
+            offset += self.len_of(i);
             (i, children)
         })
     }
@@ -201,14 +256,8 @@ impl Adjacency {
             } else {
                 self.offset_of(i)
             };
-            let len = self.len_of(i);
-            at = (i + 1, offset + len);
-            let children = Children {
-                bytes: &self.bytes[offset..offset + len],
-                prev: i as i64,
-                first: true,
-            };
-            (i, children)
+            at = (i + 1, offset + self.len_of(i));
+            (i, self.list_at(i, offset, self.anchor(i)))
         })
     }
 
@@ -217,23 +266,43 @@ impl Adjacency {
     /// over the lists, the first measuring each reversed list, the second writing it.
     pub fn reversed(&self, n: usize) -> Adjacency {
         const NONE: u32 = u32::MAX;
-        // The code of `i` in `j`'s reversed list, given the one before it there (`last`).
-        let code = |i: usize, j: usize, last: u32| {
-            if last == NONE {
-                zigzag(i as i64 - j as i64)
-            } else {
-                (i - last as usize) as u64
-            }
-        };
+        // The first index of each reversed list, then the lengths of the differences after it.
+        let mut first = vec![NONE; n];
         let mut last = vec![NONE; n];
         let mut len = vec![0usize; n];
         for (i, children) in self.iter() {
             for j in children {
                 let j = j as usize;
-                len[j] += varint_size(code(i, j, last[j]));
+                if last[j] == NONE {
+                    first[j] = i as u32;
+                } else {
+                    len[j] += varint_size((i - last[j] as usize) as u64);
+                }
                 last[j] = i as u32;
             }
         }
+        drop(last);
+        // Each list's anchor, as in `extend`.
+        let anchor = |j: usize| {
+            let start = j - j % CHECKPOINT;
+            match first[start] {
+                f if j != start && f != NONE => i64::from(f),
+                _ => j as i64,
+            }
+        };
+        for (j, l) in len.iter_mut().enumerate() {
+            if first[j] != NONE {
+                *l += varint_size(zigzag(i64::from(first[j]) - anchor(j)));
+            }
+        }
+        // The code of `i` in `j`'s reversed list, given the one before it there (`last`).
+        let code = |i: usize, j: usize, last: u32| {
+            if last == NONE {
+                zigzag(i as i64 - anchor(j))
+            } else {
+                (i - last as usize) as u64
+            }
+        };
         let mut out = Adjacency {
             bytes: Vec::new(),
             lens: Vec::with_capacity(n),
@@ -258,7 +327,7 @@ impl Adjacency {
             *l = start;
         }
         out.bytes = vec![0; offset];
-        last.fill(NONE);
+        let mut last = vec![NONE; n];
         for (i, children) in self.iter() {
             for j in children {
                 let j = j as usize;
@@ -293,18 +362,13 @@ impl Adjacency {
     }
 }
 
-/// The codes of position `i`'s sorted list: its first index as a signed difference from `i`,
-/// each further one as the difference from the one before.
-fn codes(i: usize, sorted: &[u32]) -> impl Iterator<Item = u64> + '_ {
-    let first = sorted.first().map(|&c| zigzag(i64::from(c) - i as i64));
+/// The codes of a sorted list: its first index as a signed difference from `anchor`, each
+/// further one as the difference from the one before.
+fn codes(anchor: i64, sorted: &[u32]) -> impl Iterator<Item = u64> + '_ {
+    let first = sorted.first().map(|&c| zigzag(i64::from(c) - anchor));
     first
         .into_iter()
         .chain(sorted.windows(2).map(|pair| u64::from(pair[1] - pair[0])))
-}
-
-/// The bytes that position `i`'s sorted list takes.
-fn list_size(i: usize, sorted: &[u32]) -> usize {
-    codes(i, sorted).map(varint_size).sum()
 }
 
 /// The indices of one list, in increasing order.
@@ -502,6 +566,43 @@ mod tests {
             .map(|&i| (i, expected[i].clone()))
             .collect();
         assert_eq!(read, want);
+    }
+
+    #[test]
+    fn neighbours_first_children_are_coded_from_their_groups_first_list() {
+        // Positions far from their children, with neighbouring first children (as in a
+        // breadth-first search): a group's later lists take one byte for their first code
+        // where their own index would need three.
+        let mut adjacency = Adjacency::default();
+        let mut expected = Vec::new();
+        for i in 0..64u32 {
+            let mut list = if i % 5 == 3 {
+                Vec::new()
+            } else {
+                vec![400_000 + i, 400_100 + i]
+            };
+            adjacency.push(&mut list);
+            expected.push(list);
+        }
+        for (i, list) in expected.iter().enumerate() {
+            assert_eq!(adjacency.children(i).collect::<Vec<_>>(), *list, "list {i}");
+        }
+        let own_index: usize = expected
+            .iter()
+            .enumerate()
+            .map(|(i, l)| codes(i as i64, l).map(varint_size).sum::<usize>())
+            .sum();
+        // Each non-empty list: a first code and a 1-byte difference. The first code takes 3
+        // bytes from the own index; from the group's first list, 1. Lists 0, 16 and 32 start
+        // their groups; list 48 is empty, so its group's 12 other lists keep their own index.
+        let non_empty = expected.iter().filter(|l| !l.is_empty()).count();
+        assert_eq!(non_empty, 51);
+        assert_eq!(own_index, non_empty * (3 + 1));
+        let own_coded = 3 + 12;
+        assert_eq!(
+            adjacency.bytes.len(),
+            own_coded * 3 + (non_empty - own_coded) + non_empty
+        );
     }
 
     #[test]
