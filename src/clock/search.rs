@@ -24,8 +24,10 @@ use super::{
     origin::{ChainStatus, origin_status},
 };
 
-/// The index from Zobrist keys to stored positions: an open-addressing table of 4-byte slots,
-/// kept at most 70 % full (the keys themselves live in [`Graph::ids`]). A slot holds a
+/// The index from Zobrist keys to stored positions: an open-addressing table of 4-byte slots
+/// with linear probing, kept at most 80 % full and grown by half when it would be fuller (so
+/// it is between 53 % and 80 % full once it holds a few thousand positions; the keys
+/// themselves live in [`Graph::ids`]). A slot holds a
 /// position's index in its low bits and, in the bits the indices do not need yet, a fingerprint
 /// of the key (its top bits), so that a probe passes over most other positions without reading
 /// their keys. A position is found only when both its 64-bit Zobrist key and its independent
@@ -43,6 +45,9 @@ impl KeyIndex {
     /// Index bits to start with: room for about a million positions before the fingerprint
     /// gives up a bit.
     const START_INDEX_BITS: u32 = 20;
+
+    /// The table is grown when it would be fuller than `MAX_LOAD_TENTHS` tenths.
+    const MAX_LOAD_TENTHS: usize = 8;
 
     fn new() -> KeyIndex {
         KeyIndex {
@@ -75,10 +80,16 @@ impl KeyIndex {
         }
     }
 
+    /// The slot where `key` is looked for first in a table of `size` slots: the key's low
+    /// half scaled to the size (its high bits give the fingerprint).
+    fn home(key: u64, size: usize) -> usize {
+        ((u128::from(key.rotate_left(32)) * size as u128) >> 64) as usize
+    }
+
     /// Asks the processor to fetch the slot where `key` is looked for first, without waiting
     /// for it.
     fn prefetch(&self, key: u64) {
-        prefetch(&self.slots[(key as usize) & (self.slots.len() - 1)]);
+        prefetch(&self.slots[Self::home(key, self.slots.len())]);
     }
 
     /// The index stored for `key`, if any (read-only, so lookups can run in parallel).
@@ -88,9 +99,9 @@ impl KeyIndex {
 
     /// The index stored for `key` and `check`, or the empty slot where it belongs.
     fn probe(&self, key: u64, check: u32, graph: &Graph) -> Result<u32, usize> {
-        let mask = self.slots.len() - 1;
+        let size = self.slots.len();
         let (fingerprint, index_mask) = (self.fingerprint(key), self.index_mask());
-        let mut i = (key as usize) & mask;
+        let mut i = Self::home(key, size);
         loop {
             let slot = self.slots[i];
             if slot == Self::EMPTY {
@@ -102,7 +113,10 @@ impl KeyIndex {
             {
                 return Ok(index);
             }
-            i = (i + 1) & mask;
+            i += 1;
+            if i == size {
+                i = 0;
+            }
         }
     }
 
@@ -116,8 +130,8 @@ impl KeyIndex {
             self.index_bits += 1;
             self.rebuild(self.slots.len(), old, &graph.ids);
         }
-        if (self.len + 1) * 10 > self.slots.len() * 7 {
-            self.rebuild(self.slots.len() * 2, self.index_bits, &graph.ids);
+        if (self.len + 1) * 10 > self.slots.len() * Self::MAX_LOAD_TENTHS {
+            self.rebuild(self.slots.len() * 3 / 2, self.index_bits, &graph.ids);
         }
         match self.probe(key, check, graph) {
             Ok(index) => Some(index),
@@ -138,9 +152,12 @@ impl KeyIndex {
             if slot != Self::EMPTY {
                 let index = slot & old_mask;
                 let key = ids[index as usize].key();
-                let mut i = (key as usize) & (size - 1);
+                let mut i = Self::home(key, size);
                 while slots[i] != Self::EMPTY {
-                    i = (i + 1) & (size - 1);
+                    i += 1;
+                    if i == size {
+                        i = 0;
+                    }
                 }
                 slots[i] = self.fingerprint(key) | index;
             }
