@@ -219,3 +219,23 @@ fn good_games_exit_0_and_a_missing_file_exits_2() {
     );
     assert!(r.stdout.contains("game 1: 4 half-moves"), "{}", r.stdout);
 }
+
+#[test]
+fn verify_takes_a_memory_budget_and_rejects_zero() {
+    let good = temp_pgn("memory.pgn", "1. e4 c5 2. Nf3 d6 *\n");
+    let r = games(&[&good], &["--verify", "--max-memory", "1"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("verify: 5 positions, 0 failure(s)"),
+        "{}",
+        r.stdout
+    );
+    let r = games(&[&good], &["--verify", "--max-memory", "0"]);
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr
+            .contains("--max-memory must be at least 1 (megabytes)"),
+        "{}",
+        r.stderr
+    );
+}

@@ -14,7 +14,7 @@ use retroclock::{
 use serde_json::{Value, json};
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position as _, fen::Fen, san::SanPlus};
 
-use super::{Failure, counting_bar, emit};
+use super::{Failure, counting_bar, emit, memory_budget};
 
 /// The arguments of `games`.
 #[derive(clap::Args, Debug)]
@@ -35,6 +35,10 @@ pub struct GamesArgs {
     /// The most positions each `--verify` search may store.
     #[arg(long, default_value_t = 20_000)]
     pub max_nodes: u64,
+    /// Megabytes each `--verify` search may hold (a position whose search runs out is
+    /// undecided, not a failure).
+    #[arg(long, value_name = "MB")]
+    pub max_memory: Option<u64>,
 }
 
 /// One position of a game, to be checked by `--verify`.
@@ -153,7 +157,12 @@ pub fn games(args: GamesArgs) -> Result<ExitCode, Failure> {
     }
 
     if args.verify {
-        verify(&mut items, &games, rules, convention, args.max_nodes);
+        let budget = Budget {
+            max_nodes: args.max_nodes,
+            max_bytes: memory_budget(args.max_memory)?,
+            ..Budget::default()
+        };
+        verify(&mut items, &games, rules, convention, &budget);
     }
 
     let mut text = String::new();
@@ -266,16 +275,12 @@ fn positions(game_index: usize, game: &Game, convention: Convention) -> Vec<Chec
 }
 
 /// Checks one position with the clock solver.
-fn check_position(c: &Check, rules: Rules, max_nodes: u64) -> Finding {
+fn check_position(c: &Check, rules: Rules, budget: &Budget) -> Finding {
     let input = match PositionInput::parse(&c.fen) {
         Ok(i) => i,
         Err(e) => return Finding::Failure(format!("the solver cannot read the real FEN: {e}")),
     };
-    let budget = Budget {
-        max_nodes,
-        ..Budget::default()
-    };
-    let answer = solve_clock(&input, rules, &budget, &|_| {});
+    let answer = solve_clock(&input, rules, budget, &|_| {});
     match &answer.standing {
         Standing::Illegal(reasons) => {
             return Finding::Failure(format!("judged illegal: {}", reasons.join("; ")));
@@ -324,7 +329,7 @@ fn verify(
     games: &[(usize, Game)],
     rules: Rules,
     convention: Convention,
-    max_nodes: u64,
+    budget: &Budget,
 ) {
     let mut checks: Vec<Check> = Vec::new();
     for (item, game) in games {
@@ -342,7 +347,7 @@ fn verify(
     let findings: Vec<Finding> = checks
         .par_iter()
         .map(|c| {
-            let f = check_position(c, rules, max_nodes);
+            let f = check_position(c, rules, budget);
             if let Some(bar) = &bar {
                 bar.inc(1);
             }
