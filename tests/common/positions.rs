@@ -40,6 +40,9 @@ pub enum Steer {
     /// Takes e.p. half of the time when possible, mostly plays double steps that allow a legal
     /// e.p. capture, otherwise favours pawn moves.
     EnPassant,
+    /// Plays a piece move that captures nothing (nor castles) 9 times in 10 when there is one,
+    /// so that long runs without a reset build up.
+    Quiet,
 }
 
 /// Every generator kind that `mixed` draws from, with its name for reports.
@@ -144,6 +147,17 @@ fn choose_move(rng: &mut Rng, pos: &Chess, moves: &[Move], steer: Steer) -> Move
                     .iter()
                     .copied()
                     .filter(|m| m.role() == Role::Pawn)
+                    .collect()
+            } else {
+                Vec::new()
+            }
+        }
+        Steer::Quiet => {
+            if rng.chance(9, 10) {
+                moves
+                    .iter()
+                    .copied()
+                    .filter(|m| m.role() != Role::Pawn && !m.is_capture() && !m.is_castle())
                     .collect()
             } else {
                 Vec::new()
