@@ -198,16 +198,21 @@ fn a_bad_game_between_two_good_ones() {
     assert_eq!(objects[2]["verify"]["failures"], serde_json::json!([]));
 }
 
-#[test]
-fn good_games_exit_0_and_a_missing_file_exits_2() {
-    let good = temp_pgn("good.pgn", "1. e4 c5 2. Nf3 d6 *\n");
-    let r = games(&[&good], &["--verify", "--max-nodes", "2000"]);
+/// The run exited 0 and `--verify` checked `positions` positions without a failure.
+fn assert_verified(r: &Run, positions: usize) {
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     assert!(
-        r.stdout.contains("verify: 5 positions, 0 failure(s)"),
+        r.stdout
+            .contains(&format!("verify: {positions} positions, 0 failure(s)")),
         "{}",
         r.stdout
     );
+}
+
+#[test]
+fn good_games_exit_0_and_a_missing_file_exits_2() {
+    let good = temp_pgn("good.pgn", "1. e4 c5 2. Nf3 d6 *\n");
+    assert_verified(&games(&[&good], &["--verify", "--max-nodes", "2000"]), 5);
     let missing = good.with_file_name("absent.pgn");
     let r = games(&[&good, &missing], &[]);
     assert_eq!(r.code, 2);
@@ -223,13 +228,7 @@ fn good_games_exit_0_and_a_missing_file_exits_2() {
 #[test]
 fn verify_takes_a_memory_budget_and_rejects_zero() {
     let good = temp_pgn("memory.pgn", "1. e4 c5 2. Nf3 d6 *\n");
-    let r = games(&[&good], &["--verify", "--max-memory", "1"]);
-    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
-    assert!(
-        r.stdout.contains("verify: 5 positions, 0 failure(s)"),
-        "{}",
-        r.stdout
-    );
+    assert_verified(&games(&[&good], &["--verify", "--max-memory", "1"]), 5);
     let r = games(&[&good], &["--verify", "--max-memory", "0"]);
     assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
     assert!(
