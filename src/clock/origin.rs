@@ -134,7 +134,10 @@ pub fn origin_status_counted(
         // by pawns that never moved): such a reset is refuted at once.
         let found = if q.is_initial() {
             ChainStatus::Found
-        } else if predecessor_passes(q) && legality::confinement_ok(&q.board) {
+        } else if predecessor_passes(q)
+            && legality::confinement_ok(&q.board)
+            && legality::passing_ok(&q.board)
+        {
             chain_status(q, depth, &mut left)
         } else {
             ChainStatus::Dead
@@ -161,11 +164,13 @@ pub fn origin_evidence(r: &Retraction, depth: u32, budget: u64) -> Option<Origin
         return Some(OriginEvidence::FromInitialArray);
     }
     // The predecessor comes from the retraction engine: the shortcut of the static checks
-    // applies to it as to every position of the chain; confinement as in `origin_status`.
+    // applies to it as to every position of the chain; confinement and pawn passing as in
+    // `origin_status`.
     let q = &r.predecessor;
     let mut budget = budget;
     (predecessor_passes(q)
         && legality::confinement_ok(&q.board)
+        && legality::passing_ok(&q.board)
         && chain_below(q, depth, &mut budget))
     .then_some(OriginEvidence::RetractionChain { depth })
 }

@@ -9,9 +9,12 @@
 //! The entry points are [`static_reasons`] (all checks), [`material_reasons`] (only the
 //! material conditions, cheap enough to call on every predecessor a retraction engine produces),
 //! [`min_pawn_captures`] (the pawn-structure capture count), [`allowance`] (which units a
-//! retraction engine may un-capture or un-promote) and [`fullmove_bound`].
+//! retraction engine may un-capture or un-promote), [`confinement_ok`] and [`passing_ok`] (the
+//! checks on walled-off units and on pawns that could not pass each other, which the clock
+//! search applies to reset predecessors) and [`fullmove_bound`].
 
 mod material;
+mod passing;
 mod position;
 #[cfg(test)]
 mod tests;
@@ -25,6 +28,7 @@ pub use material::{
     Allowance, Material, UNASSIGNABLE, allowance, material_ok, material_reasons, material_side_ok,
     min_pawn_captures,
 };
+pub use passing::passing_ok;
 
 /// Why a double check cannot have been given by a single move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -222,6 +226,19 @@ pub enum Illegality {
         parities: [u8; 2],
         /// The side to move.
         turn: Color,
+    },
+    /// A pawn is gone that can neither have been captured nor have promoted: the opponent has
+    /// all 16 units (so this side never captured and its pawns kept their files), the
+    /// opponent's pawns need exactly as many captures as this side has units missing and none
+    /// of those captures lands on the file, and the opponent's pawn that started on the file
+    /// has stood on it all game, so this side's pawn could not pass it.
+    PawnNeitherTakenNorPromoted {
+        /// The side whose pawn is gone.
+        color: Color,
+        /// Its file.
+        file: File,
+        /// The units that side is missing.
+        missing: u32,
     },
 }
 
@@ -519,6 +536,23 @@ impl fmt::Display for Illegality {
                 side_adj(*color),
                 role_name(*role)
             ),
+            Illegality::PawnNeitherTakenNorPromoted {
+                color,
+                file,
+                missing,
+            } => {
+                let (side, other) = (side_name(*color), side_name(!*color));
+                let c = file.char();
+                write!(
+                    f,
+                    "{side}'s {c}-pawn is gone, but it can neither have been captured nor have \
+                     promoted: {other} has all 16 units, so {side} never captured and the \
+                     {c}-pawn stayed on the {c}-file; {other}'s pawns need {missing} {}, as many \
+                     as {side} has units missing, and none lands on the {c}-file; and {other}'s \
+                     {c}-pawn has stood on the {c}-file all game, so {side}'s could not pass it",
+                    plural(*missing, "capture", "captures")
+                )
+            }
             Illegality::MoveParity { parities, turn } => {
                 let word = |p: u8| if p == 0 { "even" } else { "odd" };
                 write!(
@@ -551,7 +585,7 @@ pub fn confinement_ok(board: &Board) -> bool {
 
 /// Whether a predecessor produced by the retraction engine passes the static checks that the
 /// engine does not already make: how its checks and e.p. square arose, confinement and move
-/// parity. The engine guarantees one king each, no pawn on a back rank, the material conditions
+/// parity, pawn passing. The engine guarantees one king each, no pawn on a back rank, the material conditions
 /// and castling rights with king and rook at home, so for its predecessors this equals
 /// [`static_reasons`] being empty, without the material count.
 pub fn arisen_ok(board: &Board, turn: Color, ep_square: Option<Square>) -> bool {
@@ -561,6 +595,7 @@ pub fn arisen_ok(board: &Board, turn: Color, ep_square: Option<Square>) -> bool 
         position::ep_reasons(board, turn, ep, &mut out);
     }
     position::confinement_reasons(board, &mut out);
+    passing::passing_reasons(board, &mut out);
     position::parity_reasons(board, turn, &mut out);
     out.is_empty()
 }
@@ -580,7 +615,9 @@ pub fn arisen_ok(board: &Board, turn: Color, ep_square: Option<Square>) -> bool 
 /// for a line piece, by a unit leaving its line), and a double check is one that one move can
 /// give; castling rights have king and rook on
 /// their original squares; an e.p. square has its pawn in front, both squares behind empty, lies
-/// on the right rank, and the double step leaves the position's checks possible.
+/// on the right rank, and the double step leaves the position's checks possible; no unit is
+/// walled off by pawns that never moved (confinement); no pawn is gone that could neither have
+/// been captured nor have promoted (pawn passing); the move parities fit the side to move.
 ///
 /// Never panics, whatever the board (no kings, several kings, any number of pieces).
 pub fn static_reasons(
@@ -599,6 +636,7 @@ pub fn static_reasons(
         position::ep_reasons(board, turn, ep, &mut out);
     }
     position::confinement_reasons(board, &mut out);
+    passing::passing_reasons(board, &mut out);
     position::parity_reasons(board, turn, &mut out);
     out
 }

@@ -461,8 +461,26 @@ fn black_pawn_captures() {
         }
     ));
     assert!(msg.contains("but White has no units missing"), "{msg}");
-    // The c-pawn of Black gone from the board... still no white unit missing.
-    assert_passes("rnbqkbnr/ppp2ppp/4p3/4p3/8/8/PPPPPPP1/RNBQKBNR w KQkq - 0 1");
+    // White's e-pawn gone: Black's d-pawn took it on the e-file.
+    assert_passes("rnbqkbnr/ppp2ppp/4p3/4p3/8/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1");
+    // White's h-pawn gone instead: it stayed on the h-file (White never captured), Black's one
+    // capture was on the e-file, and Black's h-pawn never left the h-file, so White's h-pawn can
+    // neither have been taken nor have promoted.
+    let (r, msg) = only_reason("rnbqkbnr/ppp2ppp/4p3/4p3/8/8/PPPPPPP1/RNBQKBNR w KQkq - 0 1");
+    assert_eq!(
+        r,
+        Illegality::PawnNeitherTakenNorPromoted {
+            color: Color::White,
+            file: shakmaty::File::H,
+            missing: 1,
+        }
+    );
+    assert!(
+        msg.starts_with(
+            "White's h-pawn is gone, but it can neither have been captured nor have promoted"
+        ),
+        "{msg}"
+    );
 }
 
 // ---------------------------------------------------------------- castling
