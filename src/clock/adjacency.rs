@@ -5,7 +5,7 @@
 //! the difference from the one before. Positions are stored in breadth-first order and a
 //! retraction leads to the level just above or below, so the differences are small: under 2
 //! bytes per retraction instead of 4. Each list's length in bytes is kept in one byte (longer
-//! lists are listed apart), and the byte offset of every [`CHECKPOINT`]-th list, so a list is
+//! lists are listed apart), and the byte offset of every `CHECKPOINT`-th list, so a list is
 //! found by adding at most `CHECKPOINT − 1` lengths.
 //!
 //! The lists from one checkpoint to the next form a group. The anchor of a group's first list

@@ -584,10 +584,10 @@ pub fn confinement_ok(board: &Board) -> bool {
 }
 
 /// Whether a predecessor produced by the retraction engine passes the static checks that the
-/// engine does not already make: how its checks and e.p. square arose, confinement and move
-/// parity, pawn passing. The engine guarantees one king each, no pawn on a back rank, the material conditions
-/// and castling rights with king and rook at home, so for its predecessors this equals
-/// [`static_reasons`] being empty, without the material count.
+/// engine does not already make: how its checks and e.p. square arose, confinement, pawn
+/// passing and move parity. The engine guarantees one king each, no pawn on a back rank, the
+/// material conditions and castling rights with king and rook at home, so for its predecessors
+/// this equals [`static_reasons`] being empty, without the material count.
 pub fn arisen_ok(board: &Board, turn: Color, ep_square: Option<Square>) -> bool {
     let mut out = Vec::new();
     position::check_reasons(board, turn, &mut out);
