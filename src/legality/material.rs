@@ -170,7 +170,7 @@ fn ranks_advanced(color: Color, square: Square) -> u8 {
 }
 
 /// The files (bit i = file i) holding a unit of `bb`, by folding the ranks together.
-fn files_of(bb: Bitboard) -> u8 {
+pub(super) fn files_of(bb: Bitboard) -> u8 {
     let mut x = bb.0;
     x |= x >> 32;
     x |= x >> 16;

@@ -15,9 +15,9 @@
 //! is illegal. Every assignment of O's pawns whose captures add up to the minimum is considered,
 //! whether or not the ranks allow it; that can only let more positions pass.
 
-use shakmaty::{Bitboard, Board, Color, File};
+use shakmaty::{Board, Color, File};
 
-use super::Illegality;
+use super::{Illegality, material::files_of};
 
 /// The pawns' files of one side, for the assignment search: 8 current files (0–7).
 type Files = [u8; 8];
@@ -62,12 +62,12 @@ fn stuck_files(board: &Board, color: Color) -> Vec<File> {
         return Vec::new();
     }
     let our_pawns = board.by_piece(color.pawn());
-    let our_pawn_files = file_mask(our_pawns);
+    let our_pawn_files = files_of(our_pawns);
     // Two pawns on one file need a capture: the material check reports that.
     if our_pawn_files.count_ones() as usize != our_pawns.count() {
         return Vec::new();
     }
-    let gone = !our_pawn_files & file_mask(their_pawns);
+    let gone = !our_pawn_files & files_of(their_pawns);
     if gone == 0 {
         return Vec::new();
     }
@@ -83,15 +83,6 @@ fn stuck_files(board: &Board, color: Color) -> Vec<File> {
         .filter(|&f| gone & (1 << f) != 0 && (allowed.left | allowed.landed) & (1 << f) == 0)
         .map(|f| File::new(u32::from(f)))
         .collect()
-}
-
-/// The files (bit per file) that hold a pawn of `pawns`.
-fn file_mask(pawns: Bitboard) -> u8 {
-    let mut x = pawns.0;
-    x |= x >> 32;
-    x |= x >> 16;
-    x |= x >> 8;
-    x as u8
 }
 
 /// When the fewest captures that assign the 8 pawns on `files` to the 8 starting files equal
@@ -261,13 +252,7 @@ mod tests {
     /// whole check ran.
     fn games_where_one_side_never_captures(careful: Color, seed: u64) -> usize {
         use shakmaty::{Chess, EnPassantMode, Position as _, Role};
-        let mut state = seed;
-        let mut next = move || {
-            state ^= state >> 12;
-            state ^= state << 25;
-            state ^= state >> 27;
-            state.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        };
+        let mut next = crate::legality::tests::seeded(seed);
         let mut exercised = 0;
         for _ in 0..300 {
             let mut pos = Chess::default();
@@ -278,7 +263,7 @@ mod tests {
                 } else {
                     all.iter().copied().collect()
                 };
-                if pos.turn() != careful && next() % 2 == 0 {
+                if pos.turn() != careful && next().is_multiple_of(2) {
                     let pawn_takes: Vec<_> = moves
                         .iter()
                         .copied()
@@ -304,7 +289,7 @@ mod tests {
                 // The other side is the opponent of the check: it keeps all its units.
                 let theirs = board.by_piece((!careful).pawn());
                 if board.by_color(!careful).count() == 16 && theirs.count() == 8 {
-                    let gone = !file_mask(board.by_piece(careful.pawn())) & file_mask(theirs);
+                    let gone = !files_of(board.by_piece(careful.pawn())) & files_of(theirs);
                     let mut files: Files = [0; 8];
                     for (k, sq) in theirs.into_iter().enumerate() {
                         files[k] = sq.file().to_u32() as u8;

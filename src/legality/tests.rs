@@ -1787,6 +1787,17 @@ fn move_parity_refutes_a_lone_knight_tempo() {
     assert!(reasons("1rbqkbnr/pppppppp/n7/8/8/8/PPPPPPPP/RNBQKBNR w - -").is_empty());
 }
 
+/// A seeded xorshift generator of 64-bit numbers, for the random games of the tests.
+pub(super) fn seeded(seed: u64) -> impl FnMut() -> u64 {
+    let mut state = seed;
+    move || {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+}
+
 /// Plays `games` seeded random games of at most `plies` plies from the initial array, choosing
 /// among the legal moves that `keep` allows, and calls `visit` on every position reached.
 /// Returns how many positions were visited.
@@ -1797,13 +1808,7 @@ fn random_walks(
     keep: impl Fn(&shakmaty::Move) -> bool,
     mut visit: impl FnMut(&Chess),
 ) -> usize {
-    let mut state = seed;
-    let mut next = move || {
-        state ^= state >> 12;
-        state ^= state << 25;
-        state ^= state >> 27;
-        state.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    };
+    let mut next = seeded(seed);
     let mut visited = 0;
     for _ in 0..games {
         let mut pos = Chess::default();
