@@ -27,10 +27,9 @@ use super::{
 /// The index from Zobrist keys to stored positions: an open-addressing table of 4-byte slots
 /// with linear probing, kept at most 80 % full and grown by half when it would be fuller (so
 /// it is between 53 % and 80 % full once it holds a few thousand positions; the keys
-/// themselves live in [`Graph::ids`]). A slot holds a
-/// position's index in its low bits and, in the bits the indices do not need yet, a fingerprint
-/// of the key (its top bits), so that a probe passes over most other positions without reading
-/// their keys. A position is found only when both its 64-bit Zobrist key and its independent
+/// themselves live in [`Graph::ids`]). A slot holds a position's index in its low bits and, in
+/// the bits the indices do not need yet, a fingerprint of the key (its top bits), so that a
+/// probe passes over most other positions without reading their keys. A position is found only when both its 64-bit Zobrist key and its independent
 /// 32-bit check ([`Position::check_hash`]) match, so two positions are merged only if 96 bits
 /// collide.
 struct KeyIndex {
