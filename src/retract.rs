@@ -238,6 +238,9 @@ struct Generator<'a> {
     our_pawns_distinct: bool,
     /// Whether the opponent has promoted extras, whose captures depend on our unmoved pawns.
     their_extras: bool,
+    /// The opponent's pawns on its fourth rank: without one, no predecessor carries an e.p.
+    /// square, except after putting back a pawn there.
+    their_fourth: Bitboard,
 }
 
 /// How a predecessor's material is to be checked.
@@ -312,6 +315,9 @@ impl<'a> Generator<'a> {
                 && pawns_on_distinct_files(pos.board.pawns() & pos.board.by_color(us)),
             their_extras: !filter.zeroing()
                 || crate::legality::Material::of(&pos.board, pos.turn).promoted_extras() > 0,
+            their_fourth: pos.board.pawns()
+                & pos.board.by_color(pos.turn)
+                & Bitboard::from_rank(pos.turn.fold_wb(Rank::Fourth, Rank::Fifth)),
         })
     }
 
@@ -587,7 +593,9 @@ impl<'a> Generator<'a> {
         let other_checkers = attackers(&board, our_king, !self.us, occupied);
         // The e.p. squares the predecessor may carry depend on the unit put back only when it
         // is a pawn, or when some pawn of theirs may have double-stepped (rare).
-        let no_ep_candidates = ep_candidates(&board, self.us, occupied).is_empty();
+        let no_ep_candidates =
+            self.their_fourth.is_empty() || ep_candidates(&board, self.us, occupied).is_empty();
+        let their_fourth_rank = self.pos.turn.fold_wb(Rank::Fourth, Rank::Fifth);
         for (i, &cap) in UNCAPTURE_ROLES.iter().enumerate() {
             if !roles[i] || f.stopped || (cap == Role::Pawn && Bitboard::BACKRANKS.contains(to)) {
                 continue;
@@ -615,7 +623,8 @@ impl<'a> Generator<'a> {
                 to,
                 promotion,
             };
-            let eps = if cap != Role::Pawn && no_ep_candidates {
+            // Only a pawn put back on their fourth rank adds an e.p. candidate.
+            let eps = if no_ep_candidates && (cap != Role::Pawn || to.rank() != their_fourth_rank) {
                 Bitboard::EMPTY
             } else {
                 ep_squares(&pred, self.us)
@@ -749,7 +758,12 @@ impl<'a> Generator<'a> {
             ep_square: None,
         };
         if self.valid(&base, material_changed) {
-            let eps = ep_squares(&base.board, base.turn);
+            // Their units are as in the position: without a pawn on their fourth rank, no e.p.
+            let eps = if self.their_fourth.is_empty() {
+                Bitboard::EMPTY
+            } else {
+                ep_squares(&base.board, base.turn)
+            };
             self.push_variants(base, optional, eps, kind, mv, f);
         }
     }
