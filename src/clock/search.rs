@@ -92,12 +92,12 @@ impl KeyIndex {
     }
 
     /// The index stored for `key`, if any (read-only, so lookups can run in parallel).
-    fn get(&self, key: u64, check: u32, graph: &Graph) -> Option<u32> {
-        self.probe(key, check, graph).ok()
+    fn get(&self, key: u64, check: u32, ids: &[PositionId]) -> Option<u32> {
+        self.probe(key, check, ids).ok()
     }
 
     /// The index stored for `key` and `check`, or the empty slot where it belongs.
-    fn probe(&self, key: u64, check: u32, graph: &Graph) -> Result<u32, usize> {
+    fn probe(&self, key: u64, check: u32, ids: &[PositionId]) -> Result<u32, usize> {
         let size = self.slots.len();
         let (fingerprint, index_mask) = (self.fingerprint(key), self.index_mask());
         let mut i = Self::home(key, size);
@@ -108,7 +108,7 @@ impl KeyIndex {
             }
             let index = slot & index_mask;
             if slot & !index_mask == fingerprint
-                && graph.ids[index as usize] == PositionId::new(key, check)
+                && ids[index as usize] == PositionId::new(key, check)
             {
                 return Ok(index);
             }
@@ -120,19 +120,19 @@ impl KeyIndex {
     }
 
     /// The index stored for `key` and `check`, or inserts `new` and returns None.
-    fn get_or_insert(&mut self, key: u64, check: u32, new: u32, graph: &Graph) -> Option<u32> {
+    fn get_or_insert(&mut self, key: u64, check: u32, new: u32, ids: &[PositionId]) -> Option<u32> {
         // Every index stays below the mask, so that no slot reads as empty: give the
         // fingerprint's lowest bit to the indices when they need it. (Indices are below
         // `u32::MAX`, which marks an unknown child: 4 G positions would not fit in memory.)
         while new >= self.index_mask() && self.index_bits < 32 {
             let old = self.index_bits;
             self.index_bits += 1;
-            self.rebuild(self.slots.len(), old, &graph.ids);
+            self.rebuild(self.slots.len(), old, ids);
         }
         if (self.len + 1) * 10 > self.slots.len() * Self::MAX_LOAD_TENTHS {
-            self.rebuild(self.slots.len() * 3 / 2, self.index_bits, &graph.ids);
+            self.rebuild(self.slots.len() * 3 / 2, self.index_bits, ids);
         }
-        match self.probe(key, check, graph) {
+        match self.probe(key, check, ids) {
             Ok(index) => Some(index),
             Err(i) => {
                 self.slots[i] = self.fingerprint(key) | new;
@@ -425,7 +425,7 @@ const PART: usize = 32;
 /// up in the index (read-only), and whether each is an origin.
 fn expand_part(
     run: &[(u32, Position)],
-    graph: &Graph,
+    ids: &[PositionId],
     index: &KeyIndex,
     convention: Convention,
     budget: &Budget,
@@ -442,7 +442,7 @@ fn expand_part(
     // than generating the retractions.
     let mut targets: Vec<(u64, u32, Position)> = Vec::with_capacity(run.len() * 16);
     for (i, pos) in run {
-        let key = graph.ids[*i as usize].key();
+        let key = ids[*i as usize].key();
         let before = targets.len();
         visit_retractions_material_checked(pos, Filter::Reversible(convention), |r| {
             let child_key = match r.mv {
@@ -466,7 +466,7 @@ fn expand_part(
         part.origins.push(is_origin(pos, convention, budget));
     }
     for (child_key, check, predecessor) in targets {
-        match index.get(child_key, check, graph) {
+        match index.get(child_key, check, ids) {
             Some(j) => part.children.push((child_key, check, j)),
             None => {
                 part.children.push((child_key, check, u32::MAX));
@@ -485,6 +485,79 @@ pub fn is_origin(pos: &Position, convention: Convention, budget: &Budget) -> boo
     origin_status(pos, convention, budget.chain_depth, budget.chain_budget) != ChainStatus::Dead
 }
 
+/// An expanded chunk whose new positions have their indices and are in the index, waiting
+/// to be recorded ([`Placed::record`]).
+struct Placed {
+    parts: Vec<Part>,
+    /// For the `u`-th target the index did not know: whether it is the first of its position
+    /// among them (a new stored position), and the position's index.
+    first: Vec<bool>,
+    assigned: Vec<u32>,
+}
+
+/// Gives the new positions of an expanded chunk their indices, in order (the first target of
+/// each position the index did not know), and places them in the index.
+fn place(parts: Vec<Part>, graph: &mut Graph, index: &mut KeyIndex, level: u32) -> Placed {
+    let (mut first, mut assigned) = (Vec::new(), Vec::new());
+    for part in &parts {
+        for &(key, check, known) in &part.children {
+            if known != u32::MAX {
+                continue;
+            }
+            let new = graph.ids.len() as u32;
+            match index.get_or_insert(key, check, new, &graph.ids) {
+                Some(j) => {
+                    first.push(false);
+                    assigned.push(j);
+                }
+                None => {
+                    if graph.level_start.len() as u32 == level + 1 {
+                        graph.level_start.push(new);
+                    }
+                    graph.ids.push(PositionId::new(key, check));
+                    first.push(true);
+                    assigned.push(new);
+                }
+            }
+        }
+    }
+    Placed {
+        parts,
+        first,
+        assigned,
+    }
+}
+
+impl Placed {
+    /// Records the chunk: each position's origin flag and adjacency list, and the new
+    /// positions at the end of the next frontier.
+    fn record(self, adjacency: &mut Adjacency, origin: &mut Bits, next: &mut Vec<(u32, Position)>) {
+        let (mut flat, mut counts) = (Vec::new(), Vec::new());
+        let mut u = 0usize;
+        for part in self.parts {
+            let mut children = part.children.into_iter();
+            let mut new_positions = part.new_positions.into_iter();
+            for (is_origin, count) in part.origins.into_iter().zip(part.counts) {
+                origin.push(is_origin);
+                counts.push(count);
+                for (_, _, known) in children.by_ref().take(count as usize) {
+                    if known != u32::MAX {
+                        flat.push(known);
+                        continue;
+                    }
+                    let pos = new_positions.next().expect("a position per new target");
+                    if self.first[u] {
+                        next.push((self.assigned[u], pos));
+                    }
+                    flat.push(self.assigned[u]);
+                    u += 1;
+                }
+            }
+        }
+        adjacency.extend(&counts, &mut flat);
+    }
+}
+
 /// Explores the reversible retractions from `roots` within `budget`. `progress` is called after
 /// every batch of expansions.
 pub fn explore(
@@ -500,7 +573,7 @@ pub fn explore(
         let key = root.zobrist();
         let i = graph.ids.len() as u32;
         let check = root.check_hash();
-        if index.get_or_insert(key, check, i, &graph).is_some() {
+        if index.get_or_insert(key, check, i, &graph.ids).is_some() {
             continue;
         }
         graph.ids.push(PositionId::new(key, check));
@@ -510,74 +583,54 @@ pub fn explore(
     const BATCH: usize = 2048;
     while !frontier.is_empty() {
         let mut next: Vec<(u32, Position)> = Vec::new();
-        // The children of the positions merged so far in this chunk, in turn, and how many
-        // each has: encoded into the adjacency (in parallel) once the chunk is merged.
-        let (mut flat, mut counts): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
+        // Each chunk is expanded while the bookkeeping of the chunk before it (which the
+        // expansion does not read) is done: its adjacency lists, origin flags and new frontier
+        // positions. Only placing a chunk's new positions in the index waits for the expansion.
+        let mut pending: Option<Placed> = None;
         for chunk in frontier.chunks(BATCH) {
-            if graph.ids.len() as u64 >= budget.max_nodes {
-                graph.stopped_by = Some("node budget");
-                graph.finish(&index);
-                return graph;
-            }
-            if budget.deadline.is_some_and(|d| Instant::now() >= d) {
-                graph.stopped_by = Some("time budget");
-                graph.finish(&index);
-                return graph;
-            }
-            let waiting =
-                (frontier.capacity() + next.capacity()) * std::mem::size_of::<(u32, Position)>();
-            if budget
-                .max_bytes
-                .is_some_and(|max| (graph.held_bytes() + index.bytes() + waiting) as u64 >= max)
-            {
-                graph.stopped_by = Some("memory budget");
-                graph.finish(&index);
-                return graph;
-            }
-            // Expand in parallel, and look the children up in the index (read-only) in
-            // parallel; only the new ones are inserted, in order, below.
-            let parts: Vec<Part> = chunk
-                .par_chunks(PART)
-                .map(|run| expand_part(run, &graph, &index, convention, budget))
-                .collect();
-            let mut at = chunk.iter();
-            for part in parts {
-                let mut children = part.children.into_iter();
-                let mut new_positions = part.new_positions.into_iter();
-                for (origin, count) in part.origins.into_iter().zip(part.counts) {
-                    let (i, _) = at.next().expect("one part entry per frontier position");
-                    debug_assert_eq!(*i as usize, graph.origin.len());
-                    graph.origin.push(origin);
-                    counts.push(count);
-                    for (key, check, known) in children.by_ref().take(count as usize) {
-                        if known != u32::MAX {
-                            flat.push(known);
-                            continue;
-                        }
-                        let pos = new_positions.next().expect("a position per new target");
-                        let new = graph.ids.len() as u32;
-                        let j = match index.get_or_insert(key, check, new, &graph) {
-                            Some(j) => j,
-                            None => {
-                                if graph.level_start.len() as u32 == level + 1 {
-                                    graph.level_start.push(new);
-                                }
-                                graph.ids.push(PositionId::new(key, check));
-                                next.push((new, pos));
-                                new
-                            }
-                        };
-                        flat.push(j);
-                    }
+            let stop = if graph.ids.len() as u64 >= budget.max_nodes {
+                Some("node budget")
+            } else if budget.deadline.is_some_and(|d| Instant::now() >= d) {
+                Some("time budget")
+            } else {
+                let waiting = (frontier.capacity() + next.capacity())
+                    * std::mem::size_of::<(u32, Position)>();
+                budget
+                    .max_bytes
+                    .is_some_and(|max| (graph.held_bytes() + index.bytes() + waiting) as u64 >= max)
+                    .then_some("memory budget")
+            };
+            if let Some(reason) = stop {
+                if let Some(placed) = pending.take() {
+                    placed.record(&mut graph.adjacency, &mut graph.origin, &mut next);
                 }
+                graph.stopped_by = Some(reason);
+                graph.finish(&index);
+                return graph;
             }
-            graph.adjacency.extend(&counts, &mut flat);
-            flat.clear();
-            counts.clear();
+            // Expand in parallel, looking the children up in the index (read-only).
+            let (ids, adjacency, origin) = (&graph.ids, &mut graph.adjacency, &mut graph.origin);
+            let (parts, ()) = rayon::join(
+                || {
+                    chunk
+                        .par_chunks(PART)
+                        .map(|run| expand_part(run, ids, &index, convention, budget))
+                        .collect::<Vec<Part>>()
+                },
+                || {
+                    if let Some(placed) = pending.take() {
+                        placed.record(adjacency, origin, &mut next);
+                    }
+                },
+            );
+            pending = Some(place(parts, &mut graph, &mut index, level));
             progress(Progress {
                 nodes: graph.ids.len() as u64,
                 level,
             });
+        }
+        if let Some(placed) = pending.take() {
+            placed.record(&mut graph.adjacency, &mut graph.origin, &mut next);
         }
         frontier = next;
         level += 1;
@@ -610,18 +663,70 @@ mod tests {
                 _ => (state, (state >> 17) as u32),
             };
             let new = graph.ids.len() as u32;
-            assert_eq!(index.get_or_insert(key, check, new, &graph), None);
+            assert_eq!(index.get_or_insert(key, check, new, &graph.ids), None);
             graph.ids.push(PositionId::new(key, check));
             stored.push((key, check, new));
             // Asking again finds it and inserts nothing.
-            assert_eq!(index.get_or_insert(key, check, new + 1, &graph), Some(new));
+            assert_eq!(
+                index.get_or_insert(key, check, new + 1, &graph.ids),
+                Some(new)
+            );
         }
         for &(key, check, at) in &stored {
-            assert_eq!(index.get(key, check, &graph), Some(at));
+            assert_eq!(index.get(key, check, &graph.ids), Some(at));
         }
-        assert_eq!(index.get(0x1234_5678, 7, &graph), None);
+        assert_eq!(index.get(0x1234_5678, 7, &graph.ids), None);
         assert_eq!(index.len, n as usize);
         assert!(index.index_bits >= 32 - (n.leading_zeros()));
+    }
+
+    /// Everything a search stores, for comparing two searches.
+    fn stored(graph: &Graph) -> impl PartialEq + std::fmt::Debug {
+        let lists: Vec<Vec<u32>> = (0..graph.expanded())
+            .map(|i| graph.children(i).collect())
+            .collect();
+        (
+            graph.ids.clone(),
+            graph.level_start.clone(),
+            graph.origin.clone(),
+            lists,
+            graph.complete,
+            graph.stopped_by,
+        )
+    }
+
+    #[test]
+    fn the_graph_is_the_same_for_any_number_of_threads() {
+        // A search that completes, and one stopped by the node budget in the middle of a
+        // level (expansion and bookkeeping of consecutive chunks overlap).
+        for (fen, max_nodes) in [
+            ("8/8/8/4k3/8/8/2N5/4K2R b K -", 2_000_000),
+            ("8/5k2/8/8/8/2K5/8/7R b - -", 30_000),
+        ] {
+            let pos = crate::position::PositionInput::parse(fen)
+                .expect("valid FEN")
+                .candidates()
+                .remove(0);
+            let budget = Budget {
+                max_nodes,
+                ..Budget::default()
+            };
+            let graphs: Vec<Graph> = [1, 2, 3]
+                .into_iter()
+                .map(|threads| {
+                    rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .expect("thread pool")
+                        .install(|| explore(vec![pos.clone()], Convention::Fide, &budget, &|_| {}))
+                })
+                .collect();
+            assert!(graphs[0].len() > 5_000, "{fen}: {}", graphs[0].len());
+            assert_eq!(graphs[0].complete, max_nodes == 2_000_000, "{fen}");
+            for g in &graphs[1..] {
+                assert_eq!(stored(g), stored(&graphs[0]), "{fen}");
+            }
+        }
     }
 
     #[test]
