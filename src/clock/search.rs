@@ -1,12 +1,13 @@
 //! The exploration of the reversible retraction graph: a breadth-first search from the
-//! position, level by level, each level expanded in parallel and merged in a fixed order so
-//! that the graph (and every answer drawn from it) is the same for any number of threads.
+//! position, in chunks of queued positions, each chunk expanded in parallel while the one
+//! before it is stored in a fixed order, so that the graph (and every answer drawn from it) is
+//! the same for any number of threads.
 //!
 //! Stored per position: its 64-bit Zobrist key and 32-bit check, whether it is a reset
 //! origin, and its reversible retractions as indices (a compact adjacency list); distances are
 //! level ranges, and the position through which another was first reached is found again from
-//! the adjacency when a line is wanted. Positions themselves are kept only for the frontier
-//! being expanded.
+//! the adjacency when a line is wanted. Positions themselves are kept only while they wait in
+//! the queue to be expanded.
 
 use std::time::Instant;
 
@@ -91,7 +92,8 @@ impl KeyIndex {
         prefetch(&self.slots[Self::home(key, self.slots.len())]);
     }
 
-    /// The index stored for `key`, if any (read-only, so lookups can run in parallel).
+    /// The index stored for `key`, if any.
+    #[cfg(test)]
     fn get(&self, key: u64, check: u32, ids: &[PositionId]) -> Option<u32> {
         self.probe(key, check, ids).ok()
     }
@@ -125,12 +127,11 @@ impl KeyIndex {
         // fingerprint's lowest bit to the indices when they need it. (Indices are below
         // `u32::MAX`, which marks an unknown child: 4 G positions would not fit in memory.)
         while new >= self.index_mask() && self.index_bits < 32 {
-            let old = self.index_bits;
             self.index_bits += 1;
-            self.rebuild(self.slots.len(), old, ids);
+            self.rebuild(self.slots.len(), ids);
         }
         if (self.len + 1) * 10 > self.slots.len() * Self::MAX_LOAD_TENTHS {
-            self.rebuild(self.slots.len() * 3 / 2, self.index_bits, ids);
+            self.rebuild(self.slots.len() * 3 / 2, ids);
         }
         match self.probe(key, check, ids) {
             Ok(index) => Some(index),
@@ -142,24 +143,22 @@ impl KeyIndex {
         }
     }
 
-    /// Places every stored index again, in a table of `size` slots with the current split;
-    /// the slots were written with `old_index_bits` index bits.
-    fn rebuild(&mut self, size: usize, old_index_bits: u32, ids: &[PositionId]) {
-        let old_mask = Self::mask_of(old_index_bits);
+    /// Places every stored index again, in a table of `size` slots with the current split.
+    /// The index holds exactly the positions of `ids`, which are read in order (the old
+    /// slots would send the reads all over `ids`).
+    fn rebuild(&mut self, size: usize, ids: &[PositionId]) {
+        debug_assert_eq!(self.len, ids.len(), "the index holds every stored position");
         let mut slots = vec![Self::EMPTY; size];
-        for &slot in &self.slots {
-            if slot != Self::EMPTY {
-                let index = slot & old_mask;
-                let key = ids[index as usize].key();
-                let mut i = Self::home(key, size);
-                while slots[i] != Self::EMPTY {
-                    i += 1;
-                    if i == size {
-                        i = 0;
-                    }
+        for (index, id) in ids.iter().enumerate() {
+            let key = id.key();
+            let mut i = Self::home(key, size);
+            while slots[i] != Self::EMPTY {
+                i += 1;
+                if i == size {
+                    i = 0;
                 }
-                slots[i] = self.fingerprint(key) | index;
             }
+            slots[i] = self.fingerprint(key) | index as u32;
         }
         self.slots = slots;
     }
@@ -403,7 +402,7 @@ impl Graph {
     }
 }
 
-/// What expanding a run of consecutive frontier positions found, in flat vectors (one
+/// What expanding a run of consecutive queued positions found, in flat vectors (one
 /// allocation per run, not per position).
 #[derive(Default)]
 struct Part {
@@ -411,39 +410,29 @@ struct Part {
     origins: Vec<bool>,
     /// How many reversible retractions each position has.
     counts: Vec<u32>,
-    /// Each retraction's target: its key and check, and its index when already stored
-    /// (`u32::MAX` if not).
-    children: Vec<(u64, u32, u32)>,
-    /// The targets not yet stored, in order.
-    new_positions: Vec<Position>,
+    /// Each retraction's target: its identity and the position itself, in order.
+    targets: Vec<(PositionId, Position)>,
 }
 
-/// Frontier positions expanded by one task.
+/// Queued positions expanded by one task.
 const PART: usize = 32;
 
-/// Expands `run` (frontier positions with their indices): their reversible retractions, looked
-/// up in the index (read-only), and whether each is an origin.
-fn expand_part(
-    run: &[(u32, Position)],
-    ids: &[PositionId],
-    index: &KeyIndex,
-    convention: Convention,
-    budget: &Budget,
-) -> Part {
+/// Queued positions expanded together, while the chunk before them is placed.
+const BATCH: usize = 2048;
+
+/// A position stored but not yet expanded: its index, its key and the position.
+type Queued = (u32, u64, Position);
+
+/// Expands `run` (queued positions): their reversible retractions, and whether each is an
+/// origin. Nothing stored is read, so this runs while the chunk before is being placed.
+fn expand_part(run: &[Queued], convention: Convention, budget: &Budget) -> Part {
     let mut part = Part {
         origins: Vec::with_capacity(run.len()),
         counts: Vec::with_capacity(run.len()),
-        children: Vec::with_capacity(run.len() * 16),
-        new_positions: Vec::with_capacity(run.len() * 8),
+        targets: Vec::with_capacity(run.len() * 16),
     };
-    // The targets are generated first and their slots fetched from memory while the
-    // generation goes on; they are looked up afterwards, when the slots are at hand. The
-    // table is large and probed at random: waiting for each slot in turn would cost more
-    // than generating the retractions.
-    let mut targets: Vec<(u64, u32, Position)> = Vec::with_capacity(run.len() * 16);
-    for (i, pos) in run {
-        let key = ids[*i as usize].key();
-        let before = targets.len();
+    for (_, key, pos) in run {
+        let before = part.targets.len();
         visit_retractions_material_checked(pos, Filter::Reversible(convention), |r| {
             let child_key = match r.mv {
                 // A quiet move: only the moving piece, the side to move, and maybe rights and
@@ -454,25 +443,16 @@ fn expand_part(
                     to,
                     capture: None,
                     promotion: None,
-                } => r.predecessor.zobrist_from_quiet(pos, key, role, from, to),
-                _ => r.predecessor.zobrist_from(pos, key),
+                } => r.predecessor.zobrist_from_quiet(pos, *key, role, from, to),
+                _ => r.predecessor.zobrist_from(pos, *key),
             };
             debug_assert_eq!(child_key, r.predecessor.zobrist());
-            index.prefetch(child_key);
-            targets.push((child_key, r.predecessor.check_hash(), r.predecessor));
+            let id = PositionId::new(child_key, r.predecessor.check_hash());
+            part.targets.push((id, r.predecessor));
             true
         });
-        part.counts.push((targets.len() - before) as u32);
+        part.counts.push((part.targets.len() - before) as u32);
         part.origins.push(is_origin(pos, convention, budget));
-    }
-    for (child_key, check, predecessor) in targets {
-        match index.get(child_key, check, ids) {
-            Some(j) => part.children.push((child_key, check, j)),
-            None => {
-                part.children.push((child_key, check, u32::MAX));
-                part.new_positions.push(predecessor);
-            }
-        }
     }
     part
 }
@@ -485,81 +465,58 @@ pub fn is_origin(pos: &Position, convention: Convention, budget: &Budget) -> boo
     origin_status(pos, convention, budget.chain_depth, budget.chain_budget) != ChainStatus::Dead
 }
 
-/// An expanded chunk whose new positions have their indices and are in the index, waiting
-/// to be recorded ([`Placed::record`]).
-struct Placed {
+/// Stores an expanded chunk, in order: each position's origin flag and adjacency list, and
+/// each target not stored yet as a new position (numbered in order, at the distance one more
+/// than its first parent's, and queued).
+fn place(
     parts: Vec<Part>,
-    /// For the `u`-th target the index did not know: whether it is the first of its position
-    /// among them (a new stored position), and the position's index.
-    first: Vec<bool>,
-    assigned: Vec<u32>,
-}
-
-/// Gives the new positions of an expanded chunk their indices, in order (the first target of
-/// each position the index did not know), and places them in the index.
-fn place(parts: Vec<Part>, graph: &mut Graph, index: &mut KeyIndex, level: u32) -> Placed {
-    let (mut first, mut assigned) = (Vec::new(), Vec::new());
-    for part in &parts {
-        for &(key, check, known) in &part.children {
-            if known != u32::MAX {
-                continue;
-            }
-            let new = graph.ids.len() as u32;
-            match index.get_or_insert(key, check, new, &graph.ids) {
-                Some(j) => {
-                    first.push(false);
-                    assigned.push(j);
+    graph: &mut Graph,
+    index: &mut KeyIndex,
+    queue: &mut std::collections::VecDeque<Queued>,
+) {
+    /// Targets looked ahead: their slots are fetched from memory while the ones before are
+    /// placed (the table is large and probed at random).
+    const AHEAD: usize = 8;
+    let (mut flat, mut counts) = (Vec::new(), Vec::new());
+    for part in parts {
+        let targets = &part.targets;
+        let mut t = 0;
+        for (origin, count) in part.origins.into_iter().zip(part.counts) {
+            let parent = graph.origin.len();
+            let child_level = graph.dist(parent) + 1;
+            graph.origin.push(origin);
+            counts.push(count);
+            for _ in 0..count {
+                if let Some((ahead, _)) = targets.get(t + AHEAD) {
+                    index.prefetch(ahead.key());
                 }
-                None => {
-                    if graph.level_start.len() as u32 == level + 1 {
-                        graph.level_start.push(new);
+                let (id, ref pos) = targets[t];
+                t += 1;
+                let new = graph.ids.len() as u32;
+                let j = match index.get_or_insert(id.key(), id.check, new, &graph.ids) {
+                    Some(j) => j,
+                    None => {
+                        if graph.level_start.len() as u32 == child_level {
+                            graph.level_start.push(new);
+                        }
+                        graph.ids.push(id);
+                        queue.push_back((new, id.key(), pos.clone()));
+                        new
                     }
-                    graph.ids.push(PositionId::new(key, check));
-                    first.push(true);
-                    assigned.push(new);
-                }
-            }
-        }
-    }
-    Placed {
-        parts,
-        first,
-        assigned,
-    }
-}
-
-impl Placed {
-    /// Records the chunk: each position's origin flag and adjacency list, and the new
-    /// positions at the end of the next frontier.
-    fn record(self, adjacency: &mut Adjacency, origin: &mut Bits, next: &mut Vec<(u32, Position)>) {
-        let (mut flat, mut counts) = (Vec::new(), Vec::new());
-        let mut u = 0usize;
-        for part in self.parts {
-            let mut children = part.children.into_iter();
-            let mut new_positions = part.new_positions.into_iter();
-            for (is_origin, count) in part.origins.into_iter().zip(part.counts) {
-                origin.push(is_origin);
-                counts.push(count);
-                for (_, _, known) in children.by_ref().take(count as usize) {
-                    if known != u32::MAX {
-                        flat.push(known);
-                        continue;
-                    }
-                    let pos = new_positions.next().expect("a position per new target");
-                    if self.first[u] {
-                        next.push((self.assigned[u], pos));
-                    }
-                    flat.push(self.assigned[u]);
-                    u += 1;
-                }
+                };
+                flat.push(j);
             }
         }
-        adjacency.extend(&counts, &mut flat);
     }
+    graph.adjacency.extend(&counts, &mut flat);
 }
 
 /// Explores the reversible retractions from `roots` within `budget`. `progress` is called after
 /// every batch of expansions.
+///
+/// Positions are expanded in the order they were stored (breadth-first), in chunks of up to
+/// [`BATCH`]: each chunk is expanded in parallel while the chunk before it is placed (looked
+/// up and stored, in order), so the stored graph is the same for any number of threads.
 pub fn explore(
     roots: Vec<Position>,
     convention: Convention,
@@ -568,7 +525,7 @@ pub fn explore(
 ) -> Graph {
     let mut index = KeyIndex::new();
     let mut graph = Graph::empty(roots.clone());
-    let mut frontier: Vec<(u32, Position)> = Vec::new();
+    let mut queue: std::collections::VecDeque<Queued> = std::collections::VecDeque::new();
     for root in roots {
         let key = root.zobrist();
         let i = graph.ids.len() as u32;
@@ -577,63 +534,49 @@ pub fn explore(
             continue;
         }
         graph.ids.push(PositionId::new(key, check));
-        frontier.push((i, root));
+        queue.push_back((i, key, root));
     }
-    let mut level = 0u32;
-    const BATCH: usize = 2048;
-    while !frontier.is_empty() {
-        let mut next: Vec<(u32, Position)> = Vec::new();
-        // Each chunk is expanded while the bookkeeping of the chunk before it (which the
-        // expansion does not read) is done: its adjacency lists, origin flags and new frontier
-        // positions. Only placing a chunk's new positions in the index waits for the expansion.
-        let mut pending: Option<Placed> = None;
-        for chunk in frontier.chunks(BATCH) {
-            let stop = if graph.ids.len() as u64 >= budget.max_nodes {
-                Some("node budget")
-            } else if budget.deadline.is_some_and(|d| Instant::now() >= d) {
-                Some("time budget")
-            } else {
-                let waiting = (frontier.capacity() + next.capacity())
-                    * std::mem::size_of::<(u32, Position)>();
-                budget
-                    .max_bytes
-                    .is_some_and(|max| (graph.held_bytes() + index.bytes() + waiting) as u64 >= max)
-                    .then_some("memory budget")
-            };
-            if let Some(reason) = stop {
-                if let Some(placed) = pending.take() {
-                    placed.record(&mut graph.adjacency, &mut graph.origin, &mut next);
+    // The expanded chunk waiting to be placed.
+    let mut pending: Option<Vec<Part>> = None;
+    loop {
+        let stop = if graph.ids.len() as u64 >= budget.max_nodes {
+            Some("node budget")
+        } else if budget.deadline.is_some_and(|d| Instant::now() >= d) {
+            Some("time budget")
+        } else {
+            let waiting = queue.capacity() * std::mem::size_of::<Queued>();
+            budget
+                .max_bytes
+                .is_some_and(|max| (graph.held_bytes() + index.bytes() + waiting) as u64 >= max)
+                .then_some("memory budget")
+        };
+        if let Some(reason) = stop {
+            graph.stopped_by = Some(reason);
+            graph.finish(&index);
+            return graph;
+        }
+        let chunk: Vec<Queued> = queue.drain(..BATCH.min(queue.len())).collect();
+        if chunk.is_empty() && pending.is_none() {
+            break;
+        }
+        let (parts, ()) = rayon::join(
+            || {
+                chunk
+                    .par_chunks(PART)
+                    .map(|run| expand_part(run, convention, budget))
+                    .collect::<Vec<Part>>()
+            },
+            || {
+                if let Some(parts) = pending.take() {
+                    place(parts, &mut graph, &mut index, &mut queue);
                 }
-                graph.stopped_by = Some(reason);
-                graph.finish(&index);
-                return graph;
-            }
-            // Expand in parallel, looking the children up in the index (read-only).
-            let (ids, adjacency, origin) = (&graph.ids, &mut graph.adjacency, &mut graph.origin);
-            let (parts, ()) = rayon::join(
-                || {
-                    chunk
-                        .par_chunks(PART)
-                        .map(|run| expand_part(run, ids, &index, convention, budget))
-                        .collect::<Vec<Part>>()
-                },
-                || {
-                    if let Some(placed) = pending.take() {
-                        placed.record(adjacency, origin, &mut next);
-                    }
-                },
-            );
-            pending = Some(place(parts, &mut graph, &mut index, level));
-            progress(Progress {
-                nodes: graph.ids.len() as u64,
-                level,
-            });
-        }
-        if let Some(placed) = pending.take() {
-            placed.record(&mut graph.adjacency, &mut graph.origin, &mut next);
-        }
-        frontier = next;
-        level += 1;
+            },
+        );
+        pending = (!chunk.is_empty()).then_some(parts);
+        progress(Progress {
+            nodes: graph.ids.len() as u64,
+            level: graph.dist(graph.expanded().saturating_sub(1)),
+        });
     }
     graph.complete = true;
     graph.finish(&index);
