@@ -83,6 +83,64 @@ fn reaching_origin(graph: &Graph, sweeps: usize) -> Vec<bool> {
     useful
 }
 
+/// Kahn's algorithm on the positions that reach an origin (`useful`): they are taken in
+/// rounds, each round the positions no unremoved one has an edge to, so that the order is
+/// topological; what is left over lies on a cycle. The in-degrees are counted and the rounds
+/// taken in parallel parts; each round is sorted, so the order does not depend on the number
+/// of threads.
+fn topological_order(graph: &Graph, useful: &[bool]) -> Vec<u32> {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    const PART: usize = 4096;
+    let n = graph.len();
+    let indegree: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+    (0..graph.expanded().div_ceil(PART))
+        .into_par_iter()
+        .for_each(|part| {
+            for (i, children) in graph.adjacency.iter_from(part * PART).take(PART) {
+                if useful[i] {
+                    for j in children {
+                        if useful[j as usize] {
+                            indegree[j as usize].fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                }
+            }
+        });
+    let mut order: Vec<u32> = (0..n)
+        .filter(|&i| useful[i] && indegree[i].load(Ordering::Relaxed) == 0)
+        .map(|i| i as u32)
+        .collect();
+    let mut round = 0..order.len();
+    while !round.is_empty() {
+        let freed = |part: &[u32]| {
+            let mut out = Vec::new();
+            for (_, children) in graph.adjacency.iter_of(part.iter().map(|&i| i as usize)) {
+                for j in children {
+                    if useful[j as usize]
+                        && indegree[j as usize].fetch_sub(1, Ordering::Relaxed) == 1
+                    {
+                        out.push(j);
+                    }
+                }
+            }
+            out
+        };
+        let mut next: Vec<u32> = if round.len() <= PART {
+            freed(&order[round.clone()])
+        } else {
+            order[round.clone()]
+                .par_chunks(PART)
+                .flat_map_iter(freed)
+                .collect()
+        };
+        next.sort_unstable();
+        let start = order.len();
+        order.extend(next);
+        round = start..order.len();
+    }
+    order
+}
+
 impl Analysis {
     /// Analyses `graph`.
     pub fn new(graph: &Graph) -> Analysis {
@@ -97,36 +155,7 @@ impl Analysis {
         let useful = reaching_origin(graph, SWEEPS);
         let roots = graph.roots.len().min(n);
         let reaches_origin = (0..roots).any(|i| useful[i]);
-        // Kahn's algorithm on the useful part: what is left over lies on a cycle.
-        let mut indegree = vec![0u32; n];
-        for (i, children) in graph.adjacency.iter() {
-            if useful[i] {
-                for j in children {
-                    if useful[j as usize] {
-                        indegree[j as usize] += 1;
-                    }
-                }
-            }
-        }
-        let mut order: Vec<u32> = (0..n)
-            .filter(|&i| useful[i] && indegree[i] == 0)
-            .map(|i| i as u32)
-            .collect();
-        let mut head = 0;
-        while head < order.len() {
-            let i = order[head] as usize;
-            head += 1;
-            for j in graph.children(i) {
-                let j = j as usize;
-                if useful[j] {
-                    indegree[j] -= 1;
-                    if indegree[j] == 0 {
-                        order.push(j as u32);
-                    }
-                }
-            }
-        }
-        drop(indegree);
+        let order = topological_order(graph, &useful);
         let useful_count = useful.iter().filter(|&&u| u).count();
         let cycle = order.len() < useful_count;
         let mut longest = None;
@@ -374,6 +403,80 @@ mod tests {
                     "{fen}, {sweeps} sweeps"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn the_topological_order_is_kahns_for_any_number_of_threads() {
+        for (fen, nodes, rules) in [
+            ("8/5k2/8/8/8/2K5/8/7R b - -", 60_000, Rules::Fide),
+            ("8/8/8/8/8/8/3P4/2KR3k b - -", 1_000, Rules::Fide),
+            (
+                "8/8/8/4k3/8/P1P2P1P/2PPP1P1/RNBQKBNR w KQ -",
+                60_000,
+                Rules::Fide,
+            ),
+        ] {
+            let input = PositionInput::parse(fen).unwrap();
+            let budget = Budget {
+                max_nodes: nodes,
+                ..Budget::default()
+            };
+            let answer = solve_clock(&input, rules, &budget, &|_| {});
+            let graph = answer.graph.as_ref().unwrap();
+            let useful = reaching_origin(graph, SWEEPS);
+            let orders: Vec<Vec<u32>> = [1, 2, 3]
+                .into_iter()
+                .map(|threads| {
+                    rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .unwrap()
+                        .install(|| topological_order(graph, &useful))
+                })
+                .collect();
+            assert!(orders.iter().all(|o| *o == orders[0]), "{fen}");
+            let order = &orders[0];
+            // Every edge between ordered positions goes forward in the order.
+            let mut rank = vec![u32::MAX; graph.len()];
+            for (k, &i) in order.iter().enumerate() {
+                assert!(useful[i as usize] && rank[i as usize] == u32::MAX, "{fen}");
+                rank[i as usize] = k as u32;
+            }
+            for i in 0..graph.expanded() {
+                for j in graph.children(i) {
+                    if useful[i] && useful[j as usize] && rank[j as usize] != u32::MAX {
+                        assert!(rank[i] < rank[j as usize], "{fen}: edge {i} -> {j}");
+                    }
+                }
+            }
+            // A plain serial Kahn leaves out the same positions.
+            let mut indegree = vec![0u32; graph.len()];
+            for i in (0..graph.expanded()).filter(|&i| useful[i]) {
+                for j in graph.children(i).filter(|&j| useful[j as usize]) {
+                    indegree[j as usize] += 1;
+                }
+            }
+            let mut queue: Vec<usize> = (0..graph.len())
+                .filter(|&i| useful[i] && indegree[i] == 0)
+                .collect();
+            let mut taken = 0;
+            while let Some(i) = queue.pop() {
+                taken += 1;
+                for j in graph.children(i).filter(|&j| useful[j as usize]) {
+                    indegree[j as usize] -= 1;
+                    if indegree[j as usize] == 0 {
+                        queue.push(j as usize);
+                    }
+                }
+            }
+            assert_eq!(order.len(), taken, "{fen}");
+            let useful_count = useful.iter().filter(|&&u| u).count();
+            assert_eq!(
+                answer.max == crate::clock::MaxClock::Unbounded,
+                taken < useful_count,
+                "{fen}"
+            );
         }
     }
 
