@@ -359,7 +359,8 @@ fn replay_line(
 }
 
 /// The position stored as node `i` of `graph`, rebuilt along the line by which the search
-/// first reached it; `parents` is [`Graph::parents`] (for many positions, computed once).
+/// first reached it; `parents` is [`Graph::parents`] (for many positions, computed once), or
+/// empty for a root.
 pub(crate) fn position_of(
     graph: &Graph,
     parents: &[u32],
@@ -368,8 +369,8 @@ pub(crate) fn position_of(
 ) -> Option<Position> {
     let mut line = vec![i];
     let mut j = i;
-    while parents[j] != u32::MAX {
-        j = parents[j] as usize;
+    while let Some(&parent) = parents.get(j).filter(|&&p| p != u32::MAX) {
+        j = parent as usize;
         line.push(j);
     }
     line.reverse();

@@ -88,7 +88,12 @@ pub fn refine_minimum(graph: &mut Graph, convention: Convention, budget: &Budget
                 return out;
             }
             out.checked += 1;
-            let parents = parents.get_or_insert_with(|| graph.parents());
+            // A root needs no parents (they take a pass over the whole graph).
+            let parents: &[u32] = if distance == 0 {
+                &[]
+            } else {
+                parents.get_or_insert_with(|| graph.parents())
+            };
             let Some(pos) = position_of(graph, parents, i, convention) else {
                 return out; // cannot happen for a stored position; then nothing is refuted
             };
