@@ -406,6 +406,8 @@ impl Graph {
 /// allocation per run, not per position).
 #[derive(Default)]
 struct Part {
+    /// The index of the first position expanded.
+    first: u32,
     /// Whether each position is a reset origin.
     origins: Vec<bool>,
     /// How many reversible retractions each position has.
@@ -427,6 +429,7 @@ type Queued = (u32, u64, Position);
 /// origin. Nothing stored is read, so this runs while the chunk before is being placed.
 fn expand_part(run: &[Queued], convention: Convention, budget: &Budget) -> Part {
     let mut part = Part {
+        first: run.first().map_or(0, |q| q.0),
         origins: Vec::with_capacity(run.len()),
         counts: Vec::with_capacity(run.len()),
         targets: Vec::with_capacity(run.len() * 16),
@@ -479,6 +482,11 @@ fn place(
     const AHEAD: usize = 8;
     let (mut flat, mut counts) = (Vec::new(), Vec::new());
     for part in parts {
+        debug_assert_eq!(
+            part.first as usize,
+            graph.origin.len(),
+            "parts come in order"
+        );
         let targets = &part.targets;
         let mut t = 0;
         for (origin, count) in part.origins.into_iter().zip(part.counts) {
