@@ -123,23 +123,35 @@ impl KeyIndex {
 
     /// The index stored for `key` and `check`, or inserts `new` and returns None.
     fn get_or_insert(&mut self, key: u64, check: u32, new: u32, ids: &[PositionId]) -> Option<u32> {
-        // Every index stays below the mask, so that no slot reads as empty: give the
-        // fingerprint's lowest bit to the indices when they need it. (Indices are below
-        // `u32::MAX`, which marks an unknown child: 4 G positions would not fit in memory.)
+        match self.probe(key, check, ids) {
+            Ok(index) => Some(index),
+            Err(mut i) => {
+                if new >= self.index_mask()
+                    || (self.len + 1) * 10 > self.slots.len() * Self::MAX_LOAD_TENTHS
+                {
+                    self.make_room(new, ids);
+                    i = self.probe(key, check, ids).expect_err("not stored yet");
+                }
+                self.slots[i] = self.fingerprint(key) | new;
+                self.len += 1;
+                None
+            }
+        }
+    }
+
+    /// Makes room for one more position, with index `new`: grows the table when it would be
+    /// fuller than `MAX_LOAD_TENTHS`, and keeps every index below the mask, so that no slot
+    /// reads as empty, by giving the fingerprint's lowest bit to the indices when they need it.
+    /// (Indices are below `u32::MAX`, which marks an unknown child: 4 G positions would not fit
+    /// in memory.)
+    #[cold]
+    fn make_room(&mut self, new: u32, ids: &[PositionId]) {
         while new >= self.index_mask() && self.index_bits < 32 {
             self.index_bits += 1;
             self.rebuild(self.slots.len(), ids);
         }
         if (self.len + 1) * 10 > self.slots.len() * Self::MAX_LOAD_TENTHS {
             self.rebuild(self.slots.len() * 3 / 2, ids);
-        }
-        match self.probe(key, check, ids) {
-            Ok(index) => Some(index),
-            Err(i) => {
-                self.slots[i] = self.fingerprint(key) | new;
-                self.len += 1;
-                None
-            }
         }
     }
 
