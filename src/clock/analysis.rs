@@ -89,8 +89,13 @@ fn reaching_origin(graph: &Graph, sweeps: usize) -> Vec<bool> {
 /// the rounds taken in parallel parts; each round is sorted, so the order does not depend on
 /// the number of threads.
 fn topological_order(graph: &Graph, useful: &[bool]) -> Vec<u32> {
+    topological_order_in_parts(graph, useful, 4096)
+}
+
+/// [`topological_order`], freeing rounds larger than `part` positions in parallel parts of
+/// that many.
+fn topological_order_in_parts(graph: &Graph, useful: &[bool], part: usize) -> Vec<u32> {
     use std::sync::atomic::{AtomicU32, Ordering};
-    const PART: usize = 4096;
     let n = graph.len();
     // Counted in one plain array per thread (atomic increments cost far more), then summed.
     let lists = graph.expanded();
@@ -138,11 +143,11 @@ fn topological_order(graph: &Graph, useful: &[bool]) -> Vec<u32> {
             }
             out
         };
-        let mut next: Vec<u32> = if round.len() <= PART {
+        let mut next: Vec<u32> = if round.len() <= part {
             freed(&order[round.clone()])
         } else {
             order[round.clone()]
-                .par_chunks(PART)
+                .par_chunks(part)
                 .flat_map_iter(freed)
                 .collect()
         };
@@ -490,6 +495,94 @@ mod tests {
                 taken < useful_count,
                 "{fen}"
             );
+        }
+    }
+
+    /// A graph of `n` positions whose lists are given, all expanded, none an origin.
+    fn graph_of(lists: &mut [Vec<u32>]) -> Graph {
+        let n = lists.len();
+        let mut graph = Graph {
+            roots: Vec::new(),
+            ids: (0..n as u64)
+                .map(|i| crate::clock::search::PositionId::new(i, 0))
+                .collect(),
+            level_start: vec![0],
+            origin: Bits::default(),
+            adjacency: Default::default(),
+            complete: true,
+            stopped_by: None,
+            index_bytes: 0,
+        };
+        for list in lists.iter_mut() {
+            graph.origin.push(false);
+            graph.adjacency.push(list);
+        }
+        graph
+    }
+
+    #[test]
+    fn rounds_freed_in_parallel_parts_give_a_topological_order() {
+        // A layered graph of 20,000 positions, edges only to the next three layers of 200
+        // (acyclic), then the same with one edge back making a cycle through layers 10-12.
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move |m: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % m
+        };
+        let (layers, width) = (100u64, 200u64);
+        let mut lists: Vec<Vec<u32>> = (0..layers * width)
+            .map(|i| {
+                let layer = i / width;
+                let mut list: Vec<u32> = (0..next(5))
+                    .filter_map(|_| {
+                        let to = (layer + 1 + next(3)) * width + next(width);
+                        (to < layers * width).then_some(to as u32)
+                    })
+                    .collect();
+                list.sort_unstable();
+                list.dedup();
+                list
+            })
+            .collect();
+        for cyclic in [false, true] {
+            if cyclic {
+                let back = 10 * width as u32;
+                lists[(12 * width) as usize].insert(0, back);
+                lists[back as usize].push(11 * width as u32);
+                lists[(11 * width) as usize].push(12 * width as u32);
+            }
+            let graph = graph_of(&mut lists.clone());
+            let useful = vec![true; graph.len()];
+            let serial = topological_order_in_parts(&graph, &useful, usize::MAX);
+            for threads in [1, 2, 3] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let order = pool.install(|| topological_order_in_parts(&graph, &useful, 16));
+                assert_eq!(order, serial, "{threads} threads, cyclic {cyclic}");
+            }
+            let mut rank = vec![usize::MAX; graph.len()];
+            for (k, &i) in serial.iter().enumerate() {
+                rank[i as usize] = k;
+            }
+            for i in 0..graph.len() {
+                for j in graph.children(i) {
+                    if rank[i] != usize::MAX && rank[j as usize] != usize::MAX {
+                        assert!(rank[i] < rank[j as usize], "edge {i} -> {j}");
+                    }
+                }
+            }
+            // Acyclic: every position is ordered. With the cycle, the positions on it and
+            // those it reaches are left over, the others ordered.
+            let left = serial.len() < graph.len();
+            assert_eq!(left, cyclic);
+            if cyclic {
+                assert_eq!(rank[(10 * width) as usize], usize::MAX);
+                assert!(rank[0] != usize::MAX);
+            }
         }
     }
 
