@@ -559,6 +559,9 @@ pub fn explore(
     // The expanded chunk waiting to be placed.
     let mut pending: Option<Vec<Part>> = None;
     loop {
+        if queue.is_empty() && pending.is_none() {
+            break;
+        }
         let stop = if graph.ids.len() as u64 >= budget.max_nodes {
             Some("node budget")
         } else if budget.deadline.is_some_and(|d| Instant::now() >= d) {
@@ -576,9 +579,6 @@ pub fn explore(
             return graph;
         }
         let chunk: Vec<Queued> = queue.drain(..BATCH.min(queue.len())).collect();
-        if chunk.is_empty() && pending.is_none() {
-            break;
-        }
         let (parts, ()) = rayon::join(
             || {
                 chunk
