@@ -178,14 +178,20 @@ pub(super) fn files_of(bb: Bitboard) -> u8 {
     x as u8
 }
 
+/// The files (bit i = file i) where an unmoved pawn of the other side than `color` stands on
+/// its starting rank (see [`PawnLayout::blocked`]).
+fn blocked_files(board: &Board, color: Color) -> u8 {
+    let other_start = match color {
+        Color::White => Rank::Seventh,
+        Color::Black => Rank::Second,
+    };
+    files_of(board.by_piece((!color).pawn()) & Bitboard::from_rank(other_start))
+}
+
 impl PawnLayout {
     fn new(board: &Board, color: Color) -> PawnLayout {
         let pawns = board.by_piece(color.pawn()) & !Bitboard::BACKRANKS;
-        let other_start = match color {
-            Color::White => Rank::Seventh,
-            Color::Black => Rank::Second,
-        };
-        let blocked = files_of(board.by_piece((!color).pawn()) & Bitboard::from_rank(other_start));
+        let blocked = blocked_files(board, color);
         let mut layout = PawnLayout {
             files: [0; 8],
             reach: [0; 8],
@@ -688,6 +694,28 @@ pub(crate) struct SideSlack {
 impl SideSlack {
     /// The material of `color` on `board`.
     pub(crate) fn of(board: &Board, color: Color) -> SideSlack {
+        if (board.by_piece(color.pawn()) & !Bitboard::BACKRANKS).is_empty() {
+            // No pawn to give a starting file: the empty assignment, as the searches of
+            // `Self::from_layout` would find it, without them (sparse endgames ask often).
+            return SideSlack {
+                material: Material::of(board, color),
+                pawns: 0,
+                available: 16u32.saturating_sub(board.by_color(!color).count() as u32),
+                blocked: blocked_files(board, color),
+                assignment: Some(Assignment {
+                    cost: 0,
+                    used: 0,
+                    starts: [0; 8],
+                }),
+                squares: [Square::A1; 8],
+                color,
+            };
+        }
+        Self::from_layout(board, color)
+    }
+
+    /// [`Self::of`], with the pawns' assignment searched.
+    fn from_layout(board: &Board, color: Color) -> SideSlack {
         let layout = PawnLayout::new(board, color);
         let material = Material::of(board, color);
         SideSlack {
@@ -1145,6 +1173,45 @@ mod tests {
 
     /// Every sure pass of `SideSlack` holds on the changed board, on random boards with many
     /// pawns and pieces (and each kind of pass is seen).
+    #[test]
+    fn side_slack_without_pawns_is_the_searched_one() {
+        let mut state = 0x5eed_0f5a_c4e5_0002u64;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let roles = [
+            Role::Knight,
+            Role::Bishop,
+            Role::Rook,
+            Role::Queen,
+            Role::Pawn,
+        ];
+        for _ in 0..2_000 {
+            let mut b = Board::empty();
+            b.set_piece_at(Square::E1, Color::White.king());
+            b.set_piece_at(Square::E8, Color::Black.king());
+            for _ in 0..next(20) {
+                let color = [Color::White, Color::Black][next(2) as usize];
+                let role = roles[next(5) as usize];
+                let sq = Square::new(next(64) as u32);
+                // White has no pawn off the back ranks; Black's may stand on its start.
+                if b.occupied().contains(sq)
+                    || (role == Role::Pawn
+                        && (color == Color::White || Bitboard::BACKRANKS.contains(sq)))
+                {
+                    continue;
+                }
+                b.set_piece_at(sq, role.of(color));
+            }
+            let fast = SideSlack::of(&b, Color::White);
+            let searched = SideSlack::from_layout(&b, Color::White);
+            assert_eq!(format!("{fast:?}"), format!("{searched:?}"), "{b:?}");
+        }
+    }
+
     #[test]
     fn side_slack_passes_are_real() {
         let mut state = 0x5eed_0f5a_c4e5_0001u64;
