@@ -432,7 +432,7 @@ struct Part {
 const PART: usize = 32;
 
 /// Queued positions expanded together, while the chunk before them is placed.
-const BATCH: usize = 2048;
+const BATCH: usize = 4096;
 
 /// A position stored but not yet expanded: its index, its key and the position.
 type Queued = (u32, u64, Position);
