@@ -198,7 +198,7 @@ pub struct Budget {
     /// Stop expanding at this instant.
     pub deadline: Option<Instant>,
     /// Stop expanding once the search holds this many bytes (its tables, the adjacency, the
-    /// key index and the positions waiting to be expanded).
+    /// key index, the positions waiting to be expanded and the targets waiting to be placed).
     pub max_bytes: Option<u64>,
     /// Depth of the retraction chain a reset predecessor needs to count as an origin.
     pub chain_depth: u32,
@@ -428,6 +428,15 @@ struct Part {
     targets: Vec<(PositionId, Position)>,
 }
 
+impl Part {
+    /// Bytes held by its vectors.
+    fn bytes(&self) -> usize {
+        self.origins.capacity()
+            + self.counts.capacity() * 4
+            + self.targets.capacity() * std::mem::size_of::<(PositionId, Position)>()
+    }
+}
+
 /// Queued positions expanded by one task.
 const PART: usize = 32;
 
@@ -567,7 +576,9 @@ pub fn explore(
         } else if budget.deadline.is_some_and(|d| Instant::now() >= d) {
             Some("time budget")
         } else {
-            let waiting = queue.capacity() * std::mem::size_of::<Queued>();
+            // Positions waiting to be expanded, and the targets waiting to be placed.
+            let waiting = queue.capacity() * std::mem::size_of::<Queued>()
+                + pending.iter().flatten().map(Part::bytes).sum::<usize>();
             budget
                 .max_bytes
                 .is_some_and(|max| (graph.held_bytes() + index.bytes() + waiting) as u64 >= max)
