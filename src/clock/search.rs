@@ -142,8 +142,7 @@ impl KeyIndex {
     /// Makes room for one more position, with index `new`: grows the table when it would be
     /// fuller than `MAX_LOAD_TENTHS`, and keeps every index below the mask, so that no slot
     /// reads as empty, by giving the fingerprint's lowest bit to the indices when they need it.
-    /// (Indices are below `u32::MAX`, which marks an unknown child: 4 G positions would not fit
-    /// in memory.)
+    /// (Indices are below `u32::MAX`, the empty slot: 4 G positions would not fit in memory.)
     #[cold]
     fn make_room(&mut self, new: u32, ids: &[PositionId]) {
         while new >= self.index_mask() && self.index_bits < 32 {
@@ -416,7 +415,6 @@ impl Graph {
 
 /// What expanding a run of consecutive queued positions found, in flat vectors (one
 /// allocation per run, not per position).
-#[derive(Default)]
 struct Part {
     /// The index of the first position expanded.
     first: u32,
