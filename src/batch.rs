@@ -19,9 +19,9 @@ use crate::{
     lastmoves::{LastMovesBudget, last_moves},
     legal::{ProofBudget, judge, target_of},
     proofgame,
-    puzzle::{Puzzle, Solution, parse_puzzles},
+    puzzle::{ClaimArticle, Puzzle, Solution, parse_puzzles},
     stipulation::Stipulation,
-    verdict::{Answer, decide},
+    verdict::{Answer, ClaimInfo, decide},
 };
 
 /// The limits every entry is solved with.
@@ -326,8 +326,16 @@ pub fn solver_answer(a: &Answer) -> String {
             };
             format!("{min}..{max}{parity}{open}")
         }
-        Stipulation::Claim | Stipulation::Over => match (a.possibly, a.necessarily) {
-            (_, Some(true)) => "yes".to_string(),
+        Stipulation::Claim(_) | Stipulation::Over(_) => match (a.possibly, a.necessarily) {
+            (_, Some(true)) => match &a.claim {
+                Some(info) if info.by_9_3_2 == Some(true) => "yes by 9.3.2".to_string(),
+                Some(info)
+                    if info.by_9_3_1 == Some(true) && info.possibly_by_9_3_2 == Some(false) =>
+                {
+                    "yes by 9.3.1".to_string()
+                }
+                _ => "yes".to_string(),
+            },
             (Some(false), _) => "no".to_string(),
             (Some(true), Some(false)) => "yes in some histories, no in others".to_string(),
             (Some(true), None) => "yes in some histories, unknown whether in all".to_string(),
@@ -359,9 +367,16 @@ pub fn compare(stated: &Solution, a: &Answer) -> (Status, String) {
         (Stipulation::Clock, Solution::Range { min, max, parity }) => {
             compare_range(*min, *max, *parity, c)
         }
-        (Stipulation::Claim | Stipulation::Over, Solution::YesNo(s)) => {
+        (Stipulation::Claim(_) | Stipulation::Over(_), Solution::YesNo(s)) => {
             compare_every_history(*s, a.possibly, a.necessarily)
         }
+        (Stipulation::Claim(_), Solution::ClaimBy(article)) => match &a.claim {
+            Some(info) => compare_claim_article(*article, info),
+            None => (
+                Status::Error,
+                "the answer to claim? carries no claim details".to_string(),
+            ),
+        },
         (Stipulation::ClockIs(..) | Stipulation::Fen | Stipulation::Legal, Solution::YesNo(s)) => {
             let why = |p: bool| {
                 if p {
@@ -389,6 +404,41 @@ pub fn compare(stated: &Solution, a: &Answer) -> (Status, String) {
             ),
         ),
     }
+}
+
+/// `claim?` answered `yes by 9.3.1` (every legal history allows the claim by 9.3.1 and none by
+/// 9.3.2) or `yes by 9.3.2` (every legal history allows it by 9.3.2).
+fn compare_claim_article(article: ClaimArticle, info: &ClaimInfo) -> (Status, String) {
+    let (confirmed, refuted) = match article {
+        ClaimArticle::Announced => (
+            info.by_9_3_1 == Some(true) && info.possibly_by_9_3_2 == Some(false),
+            info.possibly_by_9_3_1 == Some(false) || info.possibly_by_9_3_2 == Some(true),
+        ),
+        ClaimArticle::Completed => (
+            info.by_9_3_2 == Some(true),
+            info.possibly_by_9_3_2 == Some(false),
+        ),
+    };
+    let by = |b: Option<bool>| match b {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "unknown",
+    };
+    let facts = format!(
+        "by 9.3.1 in every legal history: {}, in some: {}; by 9.3.2 in every legal history: {}, in some: {}",
+        by(info.by_9_3_1),
+        by(info.possibly_by_9_3_1),
+        by(info.by_9_3_2),
+        by(info.possibly_by_9_3_2)
+    );
+    let status = if confirmed {
+        Status::Confirmed
+    } else if refuted {
+        Status::Mismatch
+    } else {
+        Status::Unknown
+    };
+    (status, facts)
 }
 
 /// `last N?` and `proofgame N`: the stated number against the count (a lower bound when the

@@ -40,6 +40,18 @@ pub enum Solution {
     },
     /// A number of sequences (`last N?`).
     Count(u64),
+    /// `yes by 9.3.1` or `yes by 9.3.2` (`claim?` only): the side to move can claim in every
+    /// legal history, by that article. By 9.3.1 means by it alone: 9.3.2 applies in no history.
+    ClaimBy(ClaimArticle),
+}
+
+/// The article of FIDE 9.3 a stated claim rests on.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ClaimArticle {
+    /// 9.3.1: the claimant writes down a move that completes the 50 moves.
+    Announced,
+    /// 9.3.2: the 50 moves are complete.
+    Completed,
 }
 
 impl fmt::Display for Solution {
@@ -59,6 +71,8 @@ impl fmt::Display for Solution {
                 }
             }
             Solution::Count(n) => write!(f, "{n}"),
+            Solution::ClaimBy(ClaimArticle::Announced) => f.write_str("yes by 9.3.1"),
+            Solution::ClaimBy(ClaimArticle::Completed) => f.write_str("yes by 9.3.2"),
         }
     }
 }
@@ -104,6 +118,15 @@ impl Solution {
                 .parse()
                 .map(Solution::Count)
                 .map_err(|_| format!("expected a number of sequences, found '{text}'")),
+            Stipulation::Claim(_) => match t.split_whitespace().collect::<Vec<_>>()[..] {
+                ["yes"] => Ok(Solution::YesNo(true)),
+                ["no"] => Ok(Solution::YesNo(false)),
+                ["yes", "by", "9.3.1"] => Ok(Solution::ClaimBy(ClaimArticle::Announced)),
+                ["yes", "by", "9.3.2"] => Ok(Solution::ClaimBy(ClaimArticle::Completed)),
+                _ => Err(format!(
+                    "expected 'yes', 'yes by 9.3.1', 'yes by 9.3.2' or 'no', found '{text}'"
+                )),
+            },
             _ => match t.as_str() {
                 "yes" => Ok(Solution::YesNo(true)),
                 "no" => Ok(Solution::YesNo(false)),

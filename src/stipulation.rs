@@ -9,8 +9,14 @@
 //!              | "legal?"              can the position arise at all?
 //!              | "last" N "?"          the legal sequences of the last N plies
 //!              | "proofgame" N         every proof game of exactly N plies, and their number
+//! premise      := "at" "move" N         may follow clock=N, clock>=N, clock<=N, claim?, over?
 //! ```
 //! Spaces between tokens are optional (`clock>=100`, `clock >= 100`, `last 2?`).
+//!
+//! The premise `at move N` states that the position occurs in a game from the initial array
+//! with N as its fullmove number: 2·(N−1) plies were played before it, one more with Black to
+//! move. The FEN's own fullmove field is only a claim (the `fen` question checks it); the
+//! premise is a fact the user gives, as a retro problem's "Black plays his 50th move" does.
 
 use std::{fmt, str::FromStr};
 
@@ -25,17 +31,28 @@ pub enum Comparison {
     Le,
 }
 
+/// The premise `at move N`: the position occurs with N as the game's fullmove number.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct MoveNumber(pub u64);
+
+impl MoveNumber {
+    /// The plies played from the initial array before the position, with `turn` to move.
+    pub fn plies_before(self, turn: shakmaty::Color) -> u64 {
+        2 * self.0.saturating_sub(1) + u64::from(turn == shakmaty::Color::Black)
+    }
+}
+
 /// A question about a position.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Stipulation {
     /// `clock?`
     Clock,
-    /// `clock=N`, `clock>=N`, `clock<=N`
-    ClockIs(Comparison, u64),
-    /// `claim?`
-    Claim,
-    /// `over?`
-    Over,
+    /// `clock=N`, `clock>=N`, `clock<=N`, with or without `at move N`
+    ClockIs(Comparison, u64, Option<MoveNumber>),
+    /// `claim?`, with or without `at move N`
+    Claim(Option<MoveNumber>),
+    /// `over?`, with or without `at move N`
+    Over(Option<MoveNumber>),
     /// `fen`
     Fen,
     /// `legal?`
@@ -46,19 +63,33 @@ pub enum Stipulation {
     ProofGame(u32),
 }
 
+impl Stipulation {
+    /// The premise `at move N`, if the stipulation has one.
+    pub fn at_move(self) -> Option<MoveNumber> {
+        match self {
+            Stipulation::ClockIs(_, _, at) | Stipulation::Claim(at) | Stipulation::Over(at) => at,
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for Stipulation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Stipulation::Clock => f.write_str("clock?"),
-            Stipulation::ClockIs(Comparison::Eq, n) => write!(f, "clock={n}"),
-            Stipulation::ClockIs(Comparison::Ge, n) => write!(f, "clock>={n}"),
-            Stipulation::ClockIs(Comparison::Le, n) => write!(f, "clock<={n}"),
-            Stipulation::Claim => f.write_str("claim?"),
-            Stipulation::Over => f.write_str("over?"),
+            Stipulation::ClockIs(Comparison::Eq, n, _) => write!(f, "clock={n}"),
+            Stipulation::ClockIs(Comparison::Ge, n, _) => write!(f, "clock>={n}"),
+            Stipulation::ClockIs(Comparison::Le, n, _) => write!(f, "clock<={n}"),
+            Stipulation::Claim(_) => f.write_str("claim?"),
+            Stipulation::Over(_) => f.write_str("over?"),
             Stipulation::Fen => f.write_str("fen"),
             Stipulation::Legal => f.write_str("legal?"),
             Stipulation::Last(n) => write!(f, "last {n}?"),
             Stipulation::ProofGame(n) => write!(f, "proofgame {n}"),
+        }?;
+        match self.at_move() {
+            Some(MoveNumber(n)) => write!(f, " at move {n}"),
+            None => Ok(()),
         }
     }
 }
@@ -88,95 +119,149 @@ impl fmt::Display for StipulationError {
 
 impl std::error::Error for StipulationError {}
 
-const EXPECTED: &str = "expected one of: clock?, clock=N, clock>=N, clock<=N, claim?, over?, fen, legal?, last N?, proofgame N";
+const EXPECTED: &str = "expected one of: clock?, clock=N, clock>=N, clock<=N, claim?, over?, fen, legal?, last N?, proofgame N (the first five may end with 'at move N')";
 
 impl FromStr for Stipulation {
     type Err = StipulationError;
 
     fn from_str(input: &str) -> Result<Stipulation, StipulationError> {
-        let err = |at: usize, message: String| StipulationError {
-            input: input.to_string(),
-            at,
-            message,
-        };
-        let s = input.trim();
-        let offset = input.len() - input.trim_start().len();
-        let compact: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-        let word_end = compact
-            .find(|c: char| !c.is_ascii_alphabetic())
-            .unwrap_or(compact.len());
-        let (word, rest) = compact.split_at(word_end);
-        let number = |text: &str, at: usize| -> Result<u64, StipulationError> {
-            if text.is_empty() {
-                return Err(err(at, "expected a whole number".to_string()));
-            }
-            text.parse::<u64>()
-                .map_err(|_| err(at, format!("'{text}' is not a whole number")))
-        };
-        match word.to_ascii_lowercase().as_str() {
-            "clock" => {
-                let at = offset + word.len();
-                if rest == "?" {
-                    return Ok(Stipulation::Clock);
-                }
-                let (cmp, n) = if let Some(n) = rest.strip_prefix(">=") {
-                    (Comparison::Ge, n)
-                } else if let Some(n) = rest.strip_prefix("<=") {
-                    (Comparison::Le, n)
-                } else if let Some(n) = rest.strip_prefix('=') {
-                    (Comparison::Eq, n)
-                } else {
-                    return Err(err(
-                        at,
-                        format!("after 'clock' expected '?', '=N', '>=N' or '<=N', found '{rest}'"),
-                    ));
-                };
-                Ok(Stipulation::ClockIs(cmp, number(n, at + 1)?))
-            }
-            "claim" | "over" | "legal" => {
-                if rest != "?" {
-                    return Err(err(
-                        offset + word.len(),
-                        format!("expected '?' after '{word}', found '{rest}'"),
-                    ));
-                }
-                Ok(match word.to_ascii_lowercase().as_str() {
-                    "claim" => Stipulation::Claim,
-                    "over" => Stipulation::Over,
-                    _ => Stipulation::Legal,
-                })
-            }
-            "fen" if rest.is_empty() => Ok(Stipulation::Fen),
-            "last" => {
-                let at = offset + word.len();
-                let Some(n) = rest.strip_suffix('?') else {
-                    return Err(err(
-                        at,
-                        "expected 'last N?' (N plies, then '?')".to_string(),
-                    ));
-                };
-                let n = number(n, at)?;
-                let n = u32::try_from(n)
-                    .ok()
-                    .filter(|&n| n <= 64)
-                    .ok_or_else(|| err(at, format!("{n} plies is too many (at most 64)")))?;
-                Ok(Stipulation::Last(n))
-            }
-            "proofgame" => {
-                let at = offset + word.len();
-                let n = number(rest, at)?;
-                let n = u32::try_from(n)
-                    .ok()
-                    .filter(|&n| n <= 200)
-                    .ok_or_else(|| err(at, format!("{n} plies is too many (at most 200)")))?;
-                Ok(Stipulation::ProofGame(n))
-            }
-            "" => Err(err(offset, format!("empty stipulation; {EXPECTED}"))),
-            _ => Err(err(
-                offset,
-                format!("unknown stipulation '{s}'; {EXPECTED}"),
-            )),
+        // The premise `at move N` comes last; the question before it is read on its own.
+        let lower = input.to_ascii_lowercase();
+        let premise = lower.match_indices("at").map(|(i, _)| i).find(|&i| {
+            let rest: String = lower[i..].chars().filter(|c| !c.is_whitespace()).collect();
+            rest.starts_with("atmove")
+        });
+        match premise {
+            Some(at) => with_premise(input, at),
+            None => question(input),
         }
+    }
+}
+
+/// Reads `question` followed by the premise `at move N` that starts at byte `at` of `input`.
+fn with_premise(input: &str, at: usize) -> Result<Stipulation, StipulationError> {
+    let err = |at: usize, message: String| StipulationError {
+        input: input.to_string(),
+        at,
+        message,
+    };
+    let premise: String = input[at..]
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let Some(number) = premise.strip_prefix("atmove") else {
+        return Err(err(at, "expected 'at move N'".to_string()));
+    };
+    let n = match number.parse::<u64>() {
+        Ok(n) if n >= 1 => n,
+        Ok(_) => return Err(err(at, "the move number starts at 1".to_string())),
+        Err(_) if number.is_empty() => {
+            return Err(err(
+                at,
+                "expected a move number after 'at move'".to_string(),
+            ));
+        }
+        Err(_) => return Err(err(at, format!("'{number}' is not a move number"))),
+    };
+    let premise = Some(MoveNumber(n));
+    match question(&input[..at])? {
+        Stipulation::ClockIs(cmp, k, None) => Ok(Stipulation::ClockIs(cmp, k, premise)),
+        Stipulation::Claim(None) => Ok(Stipulation::Claim(premise)),
+        Stipulation::Over(None) => Ok(Stipulation::Over(premise)),
+        other => Err(err(
+            at,
+            format!(
+                "'{other}' takes no premise; 'at move N' may follow clock=N, clock>=N, clock<=N, claim? and over?"
+            ),
+        )),
+    }
+}
+
+/// Reads a stipulation without a premise.
+fn question(input: &str) -> Result<Stipulation, StipulationError> {
+    let err = |at: usize, message: String| StipulationError {
+        input: input.to_string(),
+        at,
+        message,
+    };
+    let s = input.trim();
+    let offset = input.len() - input.trim_start().len();
+    let compact: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+    let word_end = compact
+        .find(|c: char| !c.is_ascii_alphabetic())
+        .unwrap_or(compact.len());
+    let (word, rest) = compact.split_at(word_end);
+    let number = |text: &str, at: usize| -> Result<u64, StipulationError> {
+        if text.is_empty() {
+            return Err(err(at, "expected a whole number".to_string()));
+        }
+        text.parse::<u64>()
+            .map_err(|_| err(at, format!("'{text}' is not a whole number")))
+    };
+    match word.to_ascii_lowercase().as_str() {
+        "clock" => {
+            let at = offset + word.len();
+            if rest == "?" {
+                return Ok(Stipulation::Clock);
+            }
+            let (cmp, n) = if let Some(n) = rest.strip_prefix(">=") {
+                (Comparison::Ge, n)
+            } else if let Some(n) = rest.strip_prefix("<=") {
+                (Comparison::Le, n)
+            } else if let Some(n) = rest.strip_prefix('=') {
+                (Comparison::Eq, n)
+            } else {
+                return Err(err(
+                    at,
+                    format!("after 'clock' expected '?', '=N', '>=N' or '<=N', found '{rest}'"),
+                ));
+            };
+            Ok(Stipulation::ClockIs(cmp, number(n, at + 1)?, None))
+        }
+        "claim" | "over" | "legal" => {
+            if rest != "?" {
+                return Err(err(
+                    offset + word.len(),
+                    format!("expected '?' after '{word}', found '{rest}'"),
+                ));
+            }
+            Ok(match word.to_ascii_lowercase().as_str() {
+                "claim" => Stipulation::Claim(None),
+                "over" => Stipulation::Over(None),
+                _ => Stipulation::Legal,
+            })
+        }
+        "fen" if rest.is_empty() => Ok(Stipulation::Fen),
+        "last" => {
+            let at = offset + word.len();
+            let Some(n) = rest.strip_suffix('?') else {
+                return Err(err(
+                    at,
+                    "expected 'last N?' (N plies, then '?')".to_string(),
+                ));
+            };
+            let n = number(n, at)?;
+            let n = u32::try_from(n)
+                .ok()
+                .filter(|&n| n <= 64)
+                .ok_or_else(|| err(at, format!("{n} plies is too many (at most 64)")))?;
+            Ok(Stipulation::Last(n))
+        }
+        "proofgame" => {
+            let at = offset + word.len();
+            let n = number(rest, at)?;
+            let n = u32::try_from(n)
+                .ok()
+                .filter(|&n| n <= 200)
+                .ok_or_else(|| err(at, format!("{n} plies is too many (at most 200)")))?;
+            Ok(Stipulation::ProofGame(n))
+        }
+        "" => Err(err(offset, format!("empty stipulation; {EXPECTED}"))),
+        _ => Err(err(
+            offset,
+            format!("unknown stipulation '{s}'; {EXPECTED}"),
+        )),
     }
 }
 
@@ -188,11 +273,23 @@ mod tests {
     fn parses_every_form() {
         let cases = [
             ("clock?", Stipulation::Clock),
-            ("clock=12", Stipulation::ClockIs(Comparison::Eq, 12)),
-            (" clock >= 100 ", Stipulation::ClockIs(Comparison::Ge, 100)),
-            ("clock<=0", Stipulation::ClockIs(Comparison::Le, 0)),
-            ("claim?", Stipulation::Claim),
-            ("over ?", Stipulation::Over),
+            ("clock=12", Stipulation::ClockIs(Comparison::Eq, 12, None)),
+            (
+                " clock >= 100 ",
+                Stipulation::ClockIs(Comparison::Ge, 100, None),
+            ),
+            ("clock<=0", Stipulation::ClockIs(Comparison::Le, 0, None)),
+            ("claim?", Stipulation::Claim(None)),
+            ("over ?", Stipulation::Over(None)),
+            (
+                "claim? at move 50",
+                Stipulation::Claim(Some(MoveNumber(50))),
+            ),
+            ("OVER? AT MOVE 77", Stipulation::Over(Some(MoveNumber(77)))),
+            (
+                "clock=99atmove50",
+                Stipulation::ClockIs(Comparison::Eq, 99, Some(MoveNumber(50))),
+            ),
             ("fen", Stipulation::Fen),
             ("legal?", Stipulation::Legal),
             ("last 2?", Stipulation::Last(2)),
@@ -202,6 +299,14 @@ mod tests {
             assert_eq!(text.parse::<Stipulation>().unwrap(), stip, "{text}");
             assert_eq!(stip.to_string().parse::<Stipulation>().unwrap(), stip);
         }
+    }
+
+    #[test]
+    fn a_move_number_counts_the_plies_before_the_position() {
+        assert_eq!(MoveNumber(1).plies_before(shakmaty::Color::White), 0);
+        assert_eq!(MoveNumber(1).plies_before(shakmaty::Color::Black), 1);
+        assert_eq!(MoveNumber(50).plies_before(shakmaty::Color::Black), 99);
+        assert_eq!(MoveNumber(76).plies_before(shakmaty::Color::White), 150);
     }
 
     #[test]
@@ -218,6 +323,12 @@ mod tests {
             ("last 999?", "too many"),
             ("proofgame", "expected a whole number"),
             ("proofgame -1", "not a whole number"),
+            ("claim? at move", "expected a move number"),
+            ("claim? at move 0", "starts at 1"),
+            ("claim? at move x", "'x' is not a move number"),
+            ("clock? at move 5", "takes no premise"),
+            ("fen at move 5", "takes no premise"),
+            ("claim at move 5", "expected '?'"),
         ] {
             let e = text.parse::<Stipulation>().unwrap_err();
             assert!(e.to_string().contains(fragment), "{text}: {e}");

@@ -10,7 +10,7 @@ use crate::{
     position::{Field, PositionInput},
     proofgame::{Target, fewest_plies},
     rules::Rules,
-    stipulation::{Comparison, Stipulation},
+    stipulation::{Comparison, MoveNumber, Stipulation},
 };
 
 /// The verdict on a stipulation.
@@ -189,16 +189,209 @@ fn always_equal(c: &ClockAnswer, n: u64, possible: Option<bool>) -> Option<bool>
     }
 }
 
+/// The histories a question is about: every legal history, or, under the premise `at move N`,
+/// the games of exactly [`GameLength::plies`] plies.
+enum Histories<'a> {
+    /// Every legal history of the position.
+    All(&'a ClockAnswer),
+    /// The games of a given length.
+    Game(GameLength<'a>),
+}
+
+/// What the premise `at move N` adds to the clock solver's answer. Every history is then a game
+/// of exactly `plies` plies, so no clock exceeds `plies`. When no reset can be taken back
+/// anywhere ([`ClockAnswer::counts_every_ply`]), the clock is `plies` itself, and a walk of
+/// `plies` reversible retractions to the initial array is such a game.
+struct GameLength<'a> {
+    clock: &'a ClockAnswer,
+    /// The plies played before the position.
+    plies: u64,
+    /// Whether some game of exactly `plies` plies reaches the position: `Some(false)` proven
+    /// (every clock exceeds `plies`, or the proof-game bounds need more, or the clock counts
+    /// every ply and no walk of that length reaches the initial array), `Some(true)` witnessed
+    /// (the clock counts every ply and such a walk exists), else unknown.
+    history: Option<bool>,
+}
+
+impl<'a> GameLength<'a> {
+    fn new(clock: &'a ClockAnswer, input: &PositionInput, plies: u64) -> GameLength<'a> {
+        let history = if !clock.has_history()
+            || clock.min_lower_bound > plies
+            || plies_too_few(input, plies).is_some()
+        {
+            Some(false)
+        } else if clock.counts_every_ply() {
+            clock.value_possible(plies)
+        } else {
+            None
+        };
+        GameLength {
+            clock,
+            plies,
+            history,
+        }
+    }
+
+    /// Whether the clock is known to equal `plies` in every history.
+    fn exact(&self) -> bool {
+        self.clock.counts_every_ply() && self.history == Some(true)
+    }
+}
+
+impl Histories<'_> {
+    fn clock(&self) -> &ClockAnswer {
+        match self {
+            Histories::All(c) => c,
+            Histories::Game(g) => g.clock,
+        }
+    }
+
+    /// Whether some history has clock `k`.
+    fn value_possible(&self, k: u64) -> Option<bool> {
+        match self {
+            Histories::All(c) => c.value_possible(k),
+            Histories::Game(g) => {
+                if g.history == Some(false)
+                    || k > g.plies
+                    || g.clock.value_possible(k) == Some(false)
+                {
+                    Some(false)
+                } else if g.clock.counts_every_ply() {
+                    if k == g.plies { g.history } else { Some(false) }
+                } else {
+                    None
+                }
+            }
+        }
+    }
+
+    /// Whether some history has clock >= n.
+    fn some_at_least(&self, n: u64) -> Option<bool> {
+        match self {
+            Histories::All(c) => some_at_least(c, n),
+            Histories::Game(g) => {
+                if g.history == Some(false)
+                    || n > g.plies
+                    || some_at_least(g.clock, n) == Some(false)
+                {
+                    Some(false)
+                } else if g.exact() {
+                    Some(true)
+                } else {
+                    None
+                }
+            }
+        }
+    }
+
+    /// Whether every history has clock >= n.
+    fn all_at_least(&self, n: u64) -> Option<bool> {
+        match self {
+            Histories::All(c) => all_at_least(c, n),
+            Histories::Game(g) if g.exact() => Some(g.plies >= n),
+            Histories::Game(g) if g.history == Some(false) => None,
+            Histories::Game(g) => (g.clock.min_lower_bound >= n).then_some(true),
+        }
+    }
+
+    /// Whether some history has clock <= n.
+    fn some_at_most(&self, n: u64) -> Option<bool> {
+        let c = self.clock();
+        match self {
+            Histories::Game(g) if g.history == Some(false) => Some(false),
+            Histories::Game(g) if g.exact() => Some(g.plies <= n),
+            _ if c.min_lower_bound > n || !c.has_history() => Some(false),
+            Histories::All(c) if c.min.is_some_and(|m| m <= n) => Some(true),
+            _ => None,
+        }
+    }
+
+    /// Whether every history has clock `n`, given whether some has (`possible`).
+    fn always_equal(&self, n: u64, possible: Option<bool>) -> Option<bool> {
+        match self {
+            Histories::All(c) => always_equal(c, n, possible),
+            Histories::Game(g) if g.exact() => Some(g.plies == n),
+            Histories::Game(_) => (possible == Some(false)).then_some(false),
+        }
+    }
+
+    /// A line that witnesses clock `k`.
+    fn certificate_for(&self, k: u64, rules: Rules) -> Option<Certificate> {
+        match self {
+            Histories::All(c) => c.certificate_for(k, rules.convention()),
+            Histories::Game(g) if g.exact() && k == g.plies => {
+                g.clock.certificate_for(k, rules.convention())
+            }
+            Histories::Game(_) => None,
+        }
+    }
+
+    /// A line that witnesses some clock >= n.
+    fn certificate_at_least(&self, n: u64, rules: Rules) -> Option<Certificate> {
+        match self {
+            Histories::All(c) => certificate_at_least(c, n, rules),
+            Histories::Game(g) if g.exact() && g.plies >= n => self.certificate_for(g.plies, rules),
+            Histories::Game(_) => None,
+        }
+    }
+
+    /// A line that witnesses some clock <= n.
+    fn certificate_at_most(&self, n: u64, rules: Rules) -> Option<Certificate> {
+        match self {
+            Histories::All(c) => c.shortest.clone().filter(|s| s.clock <= n),
+            Histories::Game(g) if g.exact() && g.plies <= n => self.certificate_for(g.plies, rules),
+            Histories::Game(_) => None,
+        }
+    }
+
+    /// What the premise says, for the notes.
+    fn notes(&self, at: MoveNumber) -> Vec<String> {
+        let Histories::Game(g) = self else {
+            return Vec::new();
+        };
+        let MoveNumber(m) = at;
+        let plies = g.plies;
+        let mut notes = vec![format!(
+            "at move {m} the game has lasted {plies} plies from the initial array: no clock exceeds {plies}"
+        )];
+        if g.clock.counts_every_ply() {
+            notes.push(
+                "no reset can be taken back from any position the reversible retractions reach: every history starts at the initial array and the clock counts every ply of the game".into(),
+            );
+        }
+        match g.history {
+            Some(true) => notes.push(format!(
+                "a game of exactly {plies} plies reaches the position (a walk of reversible retractions to the initial array): the clock is {plies}"
+            )),
+            Some(false) => notes.push(format!(
+                "no game of exactly {plies} plies reaches the position: it cannot occur at move {m}"
+            )),
+            None => notes.push(format!(
+                "whether a game of exactly {plies} plies reaches the position is not decided"
+            )),
+        }
+        notes
+    }
+}
+
 /// Plies from the initial array above which the fullmove number is not checked against the
 /// proof-game bounds (every bound is far below).
 const FULLMOVE_CHECK_LIMIT: u64 = 10_000;
 
-/// Why the FEN's fullmove number is impossible for its position, if it is: the plies it counts
-/// since the initial array are fewer than any game reaching the position needs (by the lower
-/// bounds of the proof-game search, necessary conditions only).
+/// Why the FEN's fullmove number is impossible for its position, if it is (see
+/// [`plies_too_few`]).
 fn fullmove_too_small(input: &PositionInput) -> Option<String> {
     let fullmove = input.fullmove.known()?;
-    let plies = 2 * fullmove.saturating_sub(1) + u64::from(input.turn == shakmaty::Color::Black);
+    let plies = MoveNumber(fullmove).plies_before(input.turn);
+    let needed = plies_too_few(input, plies)?;
+    let counted =
+        format!("the fullmove number {fullmove} counts {plies} plies since the initial array");
+    Some(format!("{counted}, but {needed}"))
+}
+
+/// Why no game of `plies` plies from the initial array reaches the position, if the lower
+/// bounds of the proof-game search (necessary conditions only) show it.
+fn plies_too_few(input: &PositionInput, plies: u64) -> Option<String> {
     if plies > FULLMOVE_CHECK_LIMIT {
         return None;
     }
@@ -209,11 +402,9 @@ fn fullmove_too_small(input: &PositionInput) -> Option<String> {
     // The fewest plies the bounds allow: they admit a length once they admit a shorter one
     // (more moves never hurt them), so a bisection finds it.
     let admits = |n: u64| fewest_plies(&target, n as u32).is_some();
-    let counted =
-        format!("the fullmove number {fullmove} counts {plies} plies since the initial array");
     if !admits(FULLMOVE_CHECK_LIMIT) {
         return Some(format!(
-            "{counted}, but no game of up to {FULLMOVE_CHECK_LIMIT} plies reaches this position (proof-game bounds)"
+            "no game of up to {FULLMOVE_CHECK_LIMIT} plies reaches this position (proof-game bounds)"
         ));
     }
     let (mut too_few, mut enough) = (plies, FULLMOVE_CHECK_LIMIT);
@@ -226,7 +417,7 @@ fn fullmove_too_small(input: &PositionInput) -> Option<String> {
         }
     }
     Some(format!(
-        "{counted}, but reaching this position takes at least {enough} (proof-game bounds)"
+        "reaching this position takes at least {enough} (proof-game bounds)"
     ))
 }
 
@@ -250,6 +441,15 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
     let mut notes = Vec::new();
     let mut claim = None;
     let mut certificate = None;
+    let histories = match stip.at_move() {
+        Some(at) => {
+            let game = GameLength::new(&clock, input, at.plies_before(input.turn));
+            let histories = Histories::Game(game);
+            notes.extend(histories.notes(at));
+            histories
+        }
+        None => Histories::All(&clock),
+    };
     let (verdict, possibly, necessarily) = match stip {
         Stipulation::Clock => {
             let solved = match clock.standing {
@@ -264,49 +464,43 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
             };
             (verdict, None, None)
         }
-        Stipulation::ClockIs(cmp, n) => {
+        Stipulation::ClockIs(cmp, n, _) => {
             let (p, nec) = match cmp {
                 Comparison::Eq => {
-                    let p = clock.value_possible(n);
-                    let nec = always_equal(&clock, n, p);
-                    certificate = clock.certificate_for(n, rules.convention());
+                    let p = histories.value_possible(n);
+                    let nec = histories.always_equal(n, p);
+                    certificate = histories.certificate_for(n, rules);
                     notes.extend(unwritten_walk(p, &certificate, n));
                     (p, nec)
                 }
                 Comparison::Ge => {
-                    certificate = certificate_at_least(&clock, n, rules);
-                    let p = some_at_least(&clock, n);
+                    certificate = histories.certificate_at_least(n, rules);
+                    let p = histories.some_at_least(n);
                     notes.extend(unwritten_walk(p, &certificate, n));
-                    (p, all_at_least(&clock, n))
+                    (p, histories.all_at_least(n))
                 }
                 Comparison::Le => {
-                    let p = if clock.min.is_some_and(|m| m <= n) {
-                        certificate = clock.shortest.clone();
-                        Some(true)
-                    } else if clock.min_lower_bound > n
-                        || matches!(clock.standing, Standing::Illegal(_) | Standing::NoHistory)
-                    {
-                        Some(false)
-                    } else {
-                        None
-                    };
-                    let nec = some_at_least(&clock, n + 1).map(|b| !b);
+                    let p = histories.some_at_most(n);
+                    if p == Some(true) {
+                        certificate = histories.certificate_at_most(n, rules);
+                    }
+                    let nec = histories.some_at_least(n + 1).map(|b| !b);
                     (p, nec)
                 }
             };
             (verdict_of(p), p, nec)
         }
-        Stipulation::Claim => {
-            let info = claim_info(input, &clock, rules);
+        Stipulation::Claim(_) => {
+            let info = claim_info(input, &histories, rules);
             let t = if info.announce.is_empty() {
                 info.threshold
             } else {
                 info.threshold - 1
             };
-            let nec = all_at_least(&clock, t);
-            let p = some_at_least(&clock, t);
+            let nec = histories.all_at_least(t);
+            let p = histories.some_at_least(t);
             if p == Some(true) {
-                certificate = certificate_at_least(&clock, t, rules);
+                certificate = histories.certificate_at_least(t, rules);
             }
             notes.push(format!(
                 "a claim needs clock >= {} (9.3.2) or clock >= {} with a move that is neither a pawn move nor a capture{} (9.3.1); {} such moves",
@@ -318,7 +512,7 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
             claim = Some(info);
             (verdict_of(nec), p, nec)
         }
-        Stipulation::Over => {
+        Stipulation::Over(_) => {
             let mate = input_is_checkmate(input);
             match rules.over_threshold() {
                 None => {
@@ -332,10 +526,10 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
                     (Verdict::No, Some(false), Some(false))
                 }
                 Some(t) => {
-                    let nec = all_at_least(&clock, t);
-                    let p = some_at_least(&clock, t);
+                    let nec = histories.all_at_least(t);
+                    let p = histories.some_at_least(t);
                     if p == Some(true) {
-                        certificate = certificate_at_least(&clock, t, rules);
+                        certificate = histories.certificate_at_least(t, rules);
                     }
                     notes.push(format!(
                         "{} ends the game at clock {t}",
@@ -346,12 +540,40 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
             }
         }
         Stipulation::Fen => {
+            // When the clock counts every ply, the fullmove number fixes it: the FEN's
+            // fullmove field is then judged as the premise `at move N` would be.
+            let game = input
+                .fullmove
+                .known()
+                .filter(|_| clock.counts_every_ply())
+                .map(|f| {
+                    let at = MoveNumber(f);
+                    let game = Histories::Game(GameLength::new(
+                        &clock,
+                        input,
+                        at.plies_before(input.turn),
+                    ));
+                    notes.extend(game.notes(at));
+                    game
+                });
             let (p, nec) = match input.halfmove_clock {
                 // The fullmove number counts the plies since the initial array; a game needs
                 // at least as many as the proof-game bounds say.
                 _ if let Some(note) = fullmove_too_small(input) => {
                     notes.push(note);
                     (Some(false), Some(false))
+                }
+                Field::Known(c) if let Some(game) = &game => {
+                    let p = game.value_possible(c);
+                    if p == Some(true) {
+                        certificate = game.certificate_for(c, rules);
+                    }
+                    notes.extend(unwritten_walk(p, &certificate, c));
+                    (p, game.always_equal(c, p))
+                }
+                Field::Unknown if let Some(Histories::Game(g)) = &game => {
+                    notes.push("the FEN gives no halfmove clock".into());
+                    (g.history, g.history)
                 }
                 Field::Known(c) => {
                     if let Some(b) = clock.fullmove_bound
@@ -388,7 +610,7 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
             // A known fullmove number is never shown to fit every history: it can only be
             // refuted.
             let nec = match nec {
-                Some(true) if input.fullmove.known().is_some() => None,
+                Some(true) if input.fullmove.known().is_some() && game.is_none() => None,
                 other => other,
             };
             (verdict_of(p), p, nec)
@@ -401,6 +623,12 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
             };
             (verdict_of(p), p, None)
         }
+    };
+    // Under the premise `at move N`, a position that no game of that length reaches has no
+    // history the question could be about.
+    let (verdict, possibly, necessarily) = match &histories {
+        Histories::Game(g) if g.history == Some(false) => (Verdict::No, Some(false), Some(false)),
+        _ => (verdict, possibly, necessarily),
     };
     match &clock.standing {
         Standing::Illegal(reasons) => {
@@ -437,7 +665,7 @@ fn input_is_checkmate(input: &PositionInput) -> bool {
         .any(|c| c.is_checkmate())
 }
 
-fn claim_info(input: &PositionInput, clock: &ClockAnswer, rules: Rules) -> ClaimInfo {
+fn claim_info(input: &PositionInput, histories: &Histories, rules: Rules) -> ClaimInfo {
     let threshold = rules.claim_threshold(&input.board);
     let mut announce = Vec::new();
     if let Some(chess) = input.candidates().iter().find_map(|p| p.to_chess()) {
@@ -452,19 +680,19 @@ fn claim_info(input: &PositionInput, clock: &ClockAnswer, rules: Rules) -> Claim
             announce.push(shakmaty::san::San::from_move(&chess, m).to_string());
         }
     }
-    let by_9_3_1 = |at_least: fn(&ClockAnswer, u64) -> Option<bool>| {
+    let by_9_3_1 = |at_least: Option<bool>| {
         if announce.is_empty() {
             Some(false)
         } else {
-            at_least(clock, threshold - 1)
+            at_least
         }
     };
     ClaimInfo {
         threshold,
-        by_9_3_2: all_at_least(clock, threshold),
-        by_9_3_1: by_9_3_1(all_at_least),
-        possibly_by_9_3_2: some_at_least(clock, threshold),
-        possibly_by_9_3_1: by_9_3_1(some_at_least),
+        by_9_3_2: histories.all_at_least(threshold),
+        by_9_3_1: by_9_3_1(histories.all_at_least(threshold - 1)),
+        possibly_by_9_3_2: histories.some_at_least(threshold),
+        possibly_by_9_3_1: by_9_3_1(histories.some_at_least(threshold - 1)),
         announce,
     }
 }

@@ -67,7 +67,10 @@ fn malformed_lines_are_errors_with_file_and_line_and_the_rest_is_solved() {
             4,
             "stipulation 'mate in 2', at character 1: unknown stipulation",
         ),
-        (5, "sol: expected 'yes' or 'no', found 'perhaps'"),
+        (
+            5,
+            "sol: expected 'yes', 'yes by 9.3.1', 'yes by 9.3.2' or 'no', found 'perhaps'",
+        ),
         (6, "sol: the range 9..3 is empty"),
     ] {
         let wanted = format!("{file}:{line}: error: {what}");

@@ -188,6 +188,66 @@ fn a_witness_line_has_every_ply_of_the_value_it_witnesses() {
 }
 
 #[test]
+fn at_move_fixes_the_clock_when_nothing_could_reset_it() {
+    // All 32 units, every pawn at home, every castling right: the clock counts every ply of
+    // the game. At move 50 with Black to move that is 99 plies: a claim by 9.3.1 only.
+    let knights = "r1bqkbnr/pppppppp/N1n4N/8/8/8/PPPPPPPP/R1BQKB1R b KQkq -";
+    let v = json(&solve(&[
+        knights,
+        "--stip",
+        "claim? at move 50",
+        "--rules",
+        "fide",
+        "--json",
+    ]));
+    assert_eq!(v["stipulation"], "claim? at move 50");
+    assert_eq!(v["verdict"], "yes");
+    let c = &v["claim"];
+    assert_eq!(c["by_9_3_1"], true);
+    assert_eq!(c["possibly_by_9_3_2"], false);
+    // The witness is the whole game: 99 plies from the initial array, replayed here.
+    assert_eq!(
+        v["certificate_detail"]["start"],
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -"
+    );
+    assert_eq!(v["certificate"].as_array().map(Vec::len), Some(99));
+    let (fen, clock) = replay_certificate(&v);
+    assert_eq!(fen, knights);
+    assert_eq!(clock, 99);
+
+    // Without the premise the clock is only bounded below (15), and no claim is certain.
+    let free = json(&solve(&[
+        knights, "--stip", "claim?", "--rules", "fide", "--json",
+    ]));
+    assert_eq!(free["verdict"], "no");
+
+    // The FEN's own fullmove number is judged the same way by `fen`: at move 50 the clock can
+    // only be 99.
+    for (fields, verdict) in [("99 50", "yes"), ("97 50", "no"), ("99 49", "no")] {
+        let v = json(&solve(&[
+            &format!("{knights} {fields}"),
+            "--rules",
+            "fide",
+            "--json",
+        ]));
+        assert_eq!(v["verdict"], verdict, "{fields}: {v}");
+    }
+
+    // A premise where the clock is not fixed only caps it: K+R v K needs more than 18 plies
+    // (proof-game bounds), so at move 10 the position cannot occur.
+    let early = json(&solve(&[
+        "8/8/4k3/8/8/3K4/8/7R w - -",
+        "--stip",
+        "clock<=18 at move 10",
+        "--rules",
+        "fide",
+        "--json",
+    ]));
+    assert_eq!(early["verdict"], "no");
+    assert_eq!(early["possibly"], false);
+}
+
+#[test]
 fn dot_writes_the_explored_graph_for_graphviz() {
     let path = std::env::temp_dir().join(format!("retroclock-dot-{}.dot", std::process::id()));
     let path_text = path.to_str().expect("a UTF-8 path");

@@ -1,5 +1,6 @@
 //! No input makes the library panic: random FEN-like strings go through the FEN reader, the
-//! retraction engine and a small clock search; random placements through the engine.
+//! retraction engine and a small clock search; random placements through the engine; random
+//! stipulation-like strings through the stipulation reader.
 
 use proptest::prelude::*;
 use retroclock::{
@@ -160,5 +161,42 @@ proptest! {
             retroclock::legality::material_ok(&board),
             retroclock::legality::material_reasons(&board).is_empty()
         );
+    }
+}
+
+fn stipulation_like() -> impl Strategy<Value = String> {
+    let token = prop_oneof![
+        Just("clock"),
+        Just("claim"),
+        Just("over"),
+        Just("fen"),
+        Just("legal"),
+        Just("last"),
+        Just("proofgame"),
+        Just("at"),
+        Just("move"),
+        Just("?"),
+        Just("="),
+        Just(">="),
+        Just("<="),
+        Just("0"),
+        Just("50"),
+        Just("18446744073709551616"),
+        Just(" "),
+        Just("é"),
+        Just("AT MOVE"),
+    ];
+    proptest::collection::vec(token, 0..8).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// Stipulation-like strings parse or give an error; what parses reads back the same.
+    #[test]
+    fn stipulations_parse_or_fail_cleanly(text in stipulation_like()) {
+        if let Ok(stip) = text.parse::<Stipulation>() {
+            prop_assert_eq!(stip.to_string().parse::<Stipulation>().ok(), Some(stip));
+        }
     }
 }

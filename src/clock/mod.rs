@@ -137,6 +137,13 @@ impl ClockAnswer {
         !matches!(self.standing, Standing::Illegal(_) | Standing::NoHistory)
     }
 
+    /// Whether no reset can be taken back from any position the reversible retractions reach,
+    /// so that every history starts at the initial array and the clock counts every ply of the
+    /// game (then [`ClockAnswer::parity_proven`] is set).
+    pub fn counts_every_ply(&self) -> bool {
+        self.parity_proven.is_some()
+    }
+
     /// Whether `k` is a possible clock value: `Some(true)` witnessed, `Some(false)` proven
     /// impossible, `None` unknown within the budget.
     pub fn value_possible(&self, k: u64) -> Option<bool> {
