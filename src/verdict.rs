@@ -564,6 +564,14 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
                     (Some(false), Some(false))
                 }
                 Field::Known(c) if let Some(game) = &game => {
+                    if let Histories::Game(g) = game
+                        && c != g.plies
+                    {
+                        notes.push(format!(
+                            "the clock counts every ply, so it can only be {}; the FEN claims {c}",
+                            g.plies
+                        ));
+                    }
                     let p = game.value_possible(c);
                     if p == Some(true) {
                         certificate = game.certificate_for(c, rules);

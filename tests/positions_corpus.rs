@@ -63,6 +63,16 @@ fn explain(question: &str, fen: &str, ours: &Result<(), String>) -> Option<&'sta
             "the other library does not look at the history: the fullmove number counts fewer plies since the initial array than the position needs (each unit missing was taken by a move of the other side, and every unit needs its route)",
         );
     }
+    if let Err(why) = ours
+        && why.starts_with("history: ")
+        && why.contains("no reset can be taken back")
+        && (why.contains("plies reaches the position: it cannot occur at move")
+            || why.contains("the clock counts every ply, so it can only be"))
+    {
+        return Some(
+            "the other library does not look at the history: nothing can ever have reset the count here (all 32 units, every pawn at home: no capture, pawn move or castling), so the clock is the number of plies the fullmove number counts, and no game of that length reaches the position or the FEN's clock is another number",
+        );
+    }
     if ours.is_ok() && fields < 6 && question.starts_with("chess.js") {
         return Some(
             "chess.js validateFen requires all six FEN fields; here missing trailing fields (clock, fullmove) are unknown, and the four fields given describe a legal position",
