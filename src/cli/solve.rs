@@ -22,8 +22,10 @@ use super::{Failure, emit, memory_budget, parse_fen, parse_rules, progress_bar, 
 pub struct SolveArgs {
     /// The position: a FEN of 4 to 6 fields, `?` for unknown castling/e.p./clock/fullmove.
     pub fen: String,
-    /// The question: clock?, clock=N, clock>=N, clock<=N, claim?, over?, fen, legal?, last N?
-    /// (default: `fen` when the FEN gives a clock, else `clock?`).
+    /// The question: clock?, clock=N, clock>=N, clock<=N, claim?, over?, fen, legal?, last N?,
+    /// proofgame N (default: `fen` when the FEN gives a clock, else `clock?`). The clock
+    /// questions, claim? and over? may end with `at move M`: the position occurs at fullmove
+    /// number M of a game from the initial array.
     #[arg(long)]
     pub stip: Option<String>,
     /// The rule set: retro (default), fide, piran, fide1988.
