@@ -290,6 +290,8 @@ impl Histories<'_> {
             Histories::All(c) => all_at_least(c, n),
             Histories::Game(g) if g.exact() => Some(g.plies >= n),
             Histories::Game(g) if g.history == Some(false) => None,
+            // The clock is `plies` in every game of that length, if there is one.
+            Histories::Game(g) if g.clock.counts_every_ply() && g.plies >= n => Some(true),
             Histories::Game(g) => (g.clock.min_lower_bound >= n).then_some(true),
         }
     }
@@ -300,6 +302,7 @@ impl Histories<'_> {
         match self {
             Histories::Game(g) if g.history == Some(false) => Some(false),
             Histories::Game(g) if g.exact() => Some(g.plies <= n),
+            Histories::Game(g) if g.clock.counts_every_ply() && g.plies > n => Some(false),
             _ if c.min_lower_bound > n || !c.has_history() => Some(false),
             Histories::All(c) if c.min.is_some_and(|m| m <= n) => Some(true),
             _ => None,

@@ -4,7 +4,8 @@
 //! sampled ply, at its real move number: `clock=<real>` is yes (witnessed by a replayed game of
 //! exactly that length), every other value is no, and the FEN with its real clock and fullmove
 //! number is yes while the same FEN with another clock is no. One move later the position cannot
-//! occur (each side's number of knight moves has a fixed parity); two moves later it can.
+//! occur (each side's number of knight moves has a fixed parity); two moves later it can. A search
+//! stopped by its budget still knows that the clock is the game's length.
 
 use retroclock::{
     clock::{Budget, solve_clock},
@@ -119,4 +120,31 @@ fn clock_root(input: &PositionInput) -> retroclock::position::Position {
         .into_iter()
         .next()
         .expect("one candidate")
+}
+
+#[test]
+fn a_search_out_of_budget_still_knows_the_clock_is_the_games_length() {
+    // Black plays his 50th move: 99 plies. A budget too small to find the game still leaves
+    // the clock at 99 in every game of that length there may be.
+    let input =
+        PositionInput::parse("r1bqkbnr/pppppppp/N1n4N/8/8/8/PPPPPPPP/R1BQKB1R b KQkq -").unwrap();
+    let budget = Budget {
+        max_nodes: 2_000,
+        ..Budget::default()
+    };
+    let clock = solve_clock(&input, Rules::Fide, &budget, &|_| {});
+    assert!(!clock.complete && clock.counts_every_ply());
+    let at = Some(MoveNumber(50));
+    let ask = |stip: Stipulation| decide(stip, &input, clock.clone());
+    let below = ask(Stipulation::ClockIs(Comparison::Le, 98, at));
+    assert_eq!((below.verdict, below.possibly), (Verdict::No, Some(false)));
+    let other = ask(Stipulation::ClockIs(Comparison::Eq, 97, at));
+    assert_eq!(other.possibly, Some(false));
+    // Whether such a game exists is not decided, so 99 itself is not witnessed; but a claim
+    // holds in every such game.
+    let exact = ask(Stipulation::ClockIs(Comparison::Eq, 99, at));
+    assert_eq!(exact.verdict, Verdict::Unknown);
+    let claim = ask(Stipulation::Claim(at));
+    assert_eq!(claim.verdict, Verdict::Yes);
+    assert_eq!(claim.necessarily, Some(true));
 }
