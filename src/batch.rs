@@ -300,7 +300,7 @@ fn yes_no(b: bool) -> &'static str {
 pub fn solver_answer(a: &Answer) -> String {
     let c = &a.clock;
     match a.stipulation {
-        Stipulation::Clock => {
+        Stipulation::Clock(_) => {
             if no_history(c) {
                 return "no legal history".to_string();
             }
@@ -364,7 +364,7 @@ pub fn compare(stated: &Solution, a: &Answer) -> (Status, String) {
         );
     }
     match (a.stipulation, stated) {
-        (Stipulation::Clock, Solution::Range { min, max, parity }) => {
+        (Stipulation::Clock(_), Solution::Range { min, max, parity }) => {
             compare_range(*min, *max, *parity, c)
         }
         (Stipulation::Claim(_) | Stipulation::Over(_), Solution::YesNo(s)) => {

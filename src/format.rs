@@ -265,6 +265,9 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
         _ => {
             let min = match c.min {
                 Some(m) => format!("{m} (nothing lower: proven; {m} itself: witnessed below)"),
+                // A complete search leaves the minimum open only under a premise (`at move N`)
+                // that it could not decide.
+                None if c.complete => format!(">= {} (proven lower bound)", c.min_lower_bound),
                 None => format!(
                     ">= {} (proven lower bound; budget ran out)",
                     c.min_lower_bound

@@ -82,7 +82,7 @@ impl Solution {
     pub fn parse(text: &str, stip: Stipulation) -> Result<Solution, String> {
         let t = text.trim().to_ascii_lowercase();
         match stip {
-            Stipulation::Clock => {
+            Stipulation::Clock(_) => {
                 let mut words = t.split_whitespace();
                 let range = words.next().ok_or("expected MIN..MAX")?;
                 let (min, max) = range.split_once("..").ok_or_else(|| {
@@ -319,7 +319,7 @@ mod tests {
         let a = entries[0].as_ref().unwrap();
         assert_eq!(a.line, 3);
         assert_eq!(a.id.as_deref(), Some("kk"));
-        assert_eq!(a.stipulation, Stipulation::Clock);
+        assert_eq!(a.stipulation, Stipulation::Clock(None));
         assert_eq!(a.rules, Rules::Fide);
         assert_eq!(
             a.solution,

@@ -9,7 +9,7 @@
 //!              | "legal?"              can the position arise at all?
 //!              | "last" N "?"          the legal sequences of the last N plies
 //!              | "proofgame" N         every proof game of exactly N plies, and their number
-//! premise      := "at" "move" N         may follow clock=N, clock>=N, clock<=N, claim?, over?
+//! premise      := "at" "move" N         may follow clock?, clock=N, clock>=N, clock<=N, claim?, over?
 //! ```
 //! Spaces between tokens are optional (`clock>=100`, `clock >= 100`, `last 2?`).
 //!
@@ -45,8 +45,8 @@ impl MoveNumber {
 /// A question about a position.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Stipulation {
-    /// `clock?`
-    Clock,
+    /// `clock?`, with or without `at move N`
+    Clock(Option<MoveNumber>),
     /// `clock=N`, `clock>=N`, `clock<=N`, with or without `at move N`
     ClockIs(Comparison, u64, Option<MoveNumber>),
     /// `claim?`, with or without `at move N`
@@ -67,7 +67,10 @@ impl Stipulation {
     /// The premise `at move N`, if the stipulation has one.
     pub fn at_move(self) -> Option<MoveNumber> {
         match self {
-            Stipulation::ClockIs(_, _, at) | Stipulation::Claim(at) | Stipulation::Over(at) => at,
+            Stipulation::Clock(at)
+            | Stipulation::ClockIs(_, _, at)
+            | Stipulation::Claim(at)
+            | Stipulation::Over(at) => at,
             _ => None,
         }
     }
@@ -76,7 +79,7 @@ impl Stipulation {
 impl fmt::Display for Stipulation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Stipulation::Clock => f.write_str("clock?"),
+            Stipulation::Clock(_) => f.write_str("clock?"),
             Stipulation::ClockIs(Comparison::Eq, n, _) => write!(f, "clock={n}"),
             Stipulation::ClockIs(Comparison::Ge, n, _) => write!(f, "clock>={n}"),
             Stipulation::ClockIs(Comparison::Le, n, _) => write!(f, "clock<={n}"),
@@ -119,7 +122,7 @@ impl fmt::Display for StipulationError {
 
 impl std::error::Error for StipulationError {}
 
-const EXPECTED: &str = "expected one of: clock?, clock=N, clock>=N, clock<=N, claim?, over?, fen, legal?, last N?, proofgame N (the first five may end with 'at move N')";
+const EXPECTED: &str = "expected one of: clock?, clock=N, clock>=N, clock<=N, claim?, over?, fen, legal?, last N?, proofgame N (the first six may end with 'at move N')";
 
 impl FromStr for Stipulation {
     type Err = StipulationError;
@@ -166,13 +169,14 @@ fn with_premise(input: &str, at: usize) -> Result<Stipulation, StipulationError>
     };
     let premise = Some(MoveNumber(n));
     match question(&input[..at])? {
+        Stipulation::Clock(None) => Ok(Stipulation::Clock(premise)),
         Stipulation::ClockIs(cmp, k, None) => Ok(Stipulation::ClockIs(cmp, k, premise)),
         Stipulation::Claim(None) => Ok(Stipulation::Claim(premise)),
         Stipulation::Over(None) => Ok(Stipulation::Over(premise)),
         other => Err(err(
             at,
             format!(
-                "'{other}' takes no premise; 'at move N' may follow clock=N, clock>=N, clock<=N, claim? and over?"
+                "'{other}' takes no premise; 'at move N' may follow clock?, clock=N, clock>=N, clock<=N, claim? and over?"
             ),
         )),
     }
@@ -203,7 +207,7 @@ fn question(input: &str) -> Result<Stipulation, StipulationError> {
         "clock" => {
             let at = offset + word.len();
             if rest == "?" {
-                return Ok(Stipulation::Clock);
+                return Ok(Stipulation::Clock(None));
             }
             let (cmp, n) = if let Some(n) = rest.strip_prefix(">=") {
                 (Comparison::Ge, n)
@@ -272,7 +276,8 @@ mod tests {
     #[test]
     fn parses_every_form() {
         let cases = [
-            ("clock?", Stipulation::Clock),
+            ("clock?", Stipulation::Clock(None)),
+            ("clock? at move 3", Stipulation::Clock(Some(MoveNumber(3)))),
             ("clock=12", Stipulation::ClockIs(Comparison::Eq, 12, None)),
             (
                 " clock >= 100 ",
@@ -326,7 +331,6 @@ mod tests {
             ("claim? at move", "expected a move number"),
             ("claim? at move 0", "starts at 1"),
             ("claim? at move x", "'x' is not a move number"),
-            ("clock? at move 5", "takes no premise"),
             ("fen at move 5", "takes no premise"),
             ("claim at move 5", "expected '?'"),
         ] {

@@ -377,6 +377,60 @@ impl Histories<'_> {
     }
 }
 
+/// The clock values under the premise `at move N` (`clock? at move N`).
+enum GameClock {
+    /// The clock counts every ply and a game of this many plies is witnessed (by this line,
+    /// when it is short enough to write out): the clock is this number.
+    Exact(u64, Option<Certificate>),
+    /// No game of that length reaches the position.
+    NoGame,
+    /// Not decided (no clock exceeds the game's length, which the notes say).
+    Open,
+}
+
+impl GameClock {
+    /// The solver's answer restricted to the games of the premise's length.
+    fn apply(self, clock: ClockAnswer) -> ClockAnswer {
+        match self {
+            GameClock::Exact(plies, line) => ClockAnswer {
+                min: Some(plies),
+                min_lower_bound: plies,
+                max: MaxClock::Bounded(plies),
+                values: Some(vec![plies]),
+                values_limit: clock.values_limit.max(plies),
+                parities: [plies % 2 == 0, plies % 2 == 1],
+                shortest: line.clone(),
+                longest: line,
+                ..clock
+            },
+            GameClock::NoGame => ClockAnswer {
+                standing: Standing::NoHistory,
+                min: None,
+                max: MaxClock::Bounded(0),
+                values: Some(Vec::new()),
+                parities: [false, false],
+                shortest: None,
+                longest: None,
+                ..clock
+            },
+            // The walks the graph holds need not fit a game of that length: no value is
+            // witnessed, and the graph is not kept to look for any.
+            GameClock::Open => ClockAnswer {
+                min: None,
+                max: MaxClock::Unknown { at_least: None },
+                values: None,
+                values_limit: 0,
+                parities: [false, false],
+                shortest: None,
+                longest: None,
+                graph: None,
+                analysis: None,
+                ..clock
+            },
+        }
+    }
+}
+
 /// Plies from the initial array above which the fullmove number is not checked against the
 /// proof-game bounds (every bound is far below).
 const FULLMOVE_CHECK_LIMIT: u64 = 10_000;
@@ -453,8 +507,24 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
         }
         None => Histories::All(&clock),
     };
+    // For `clock? at move N`: what the premise makes of the clock values.
+    let mut at_move_clock = None;
     let (verdict, possibly, necessarily) = match stip {
-        Stipulation::Clock => {
+        Stipulation::Clock(_) if let Histories::Game(g) = &histories => {
+            let (values, verdict) = if g.exact() {
+                (
+                    GameClock::Exact(g.plies, histories.certificate_for(g.plies, rules)),
+                    Verdict::Solved,
+                )
+            } else if g.history == Some(false) {
+                (GameClock::NoGame, Verdict::Solved)
+            } else {
+                (GameClock::Open, Verdict::Unknown)
+            };
+            at_move_clock = Some(values);
+            (verdict, None, None)
+        }
+        Stipulation::Clock(_) => {
             let solved = match clock.standing {
                 Standing::Illegal(_) | Standing::NoHistory => true,
                 Standing::Possible => !matches!(clock.max, MaxClock::Unknown { .. }),
@@ -638,7 +708,11 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
     // Under the premise `at move N`, a position that no game of that length reaches has no
     // history the question could be about.
     let (verdict, possibly, necessarily) = match &histories {
-        Histories::Game(g) if g.history == Some(false) => (Verdict::No, Some(false), Some(false)),
+        Histories::Game(g)
+            if g.history == Some(false) && !matches!(stip, Stipulation::Clock(_)) =>
+        {
+            (Verdict::No, Some(false), Some(false))
+        }
         _ => (verdict, possibly, necessarily),
     };
     match &clock.standing {
@@ -653,6 +727,10 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
         ),
         _ => {}
     }
+    let clock = match at_move_clock {
+        Some(values) => values.apply(clock),
+        None => clock,
+    };
     Answer {
         stipulation: stip,
         rules,

@@ -8,7 +8,7 @@
 //! stopped by its budget still knows that the clock is the game's length.
 
 use retroclock::{
-    clock::{Budget, solve_clock},
+    clock::{Budget, MaxClock, solve_clock},
     position::PositionInput,
     rules::Rules,
     stipulation::{Comparison, MoveNumber, Stipulation},
@@ -92,6 +92,13 @@ fn the_clock_at_a_given_move_is_the_games_length_when_nothing_could_reset_it() {
                 );
             }
         }
+        // `clock?` under the premise: exactly the game's length.
+        let values = ask(Stipulation::Clock(Some(move_number)), &input);
+        assert_eq!(values.verdict, Verdict::Solved, "{fen}");
+        assert_eq!(values.clock.min, Some(*plies), "{fen}");
+        assert_eq!(values.clock.max, MaxClock::Bounded(*plies), "{fen}");
+        assert_eq!(values.clock.values, Some(vec![*plies]), "{fen}");
+
         // Every knight move changes the knight's square colour, so each side has made a number
         // of moves of fixed parity: one move later the position cannot occur, two moves later
         // it can (a knight goes out and back), with the clock four plies more.
@@ -147,4 +154,10 @@ fn a_search_out_of_budget_still_knows_the_clock_is_the_games_length() {
     let claim = ask(Stipulation::Claim(at));
     assert_eq!(claim.verdict, Verdict::Yes);
     assert_eq!(claim.necessarily, Some(true));
+    // `clock?` stays open: nothing is witnessed, and the walks the graph holds are not taken
+    // for games of that length.
+    let values = ask(Stipulation::Clock(at));
+    assert_eq!(values.verdict, Verdict::Unknown);
+    assert_eq!(values.clock.min, None);
+    assert_eq!(values.clock.value_possible(15), None);
 }

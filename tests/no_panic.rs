@@ -91,7 +91,7 @@ proptest! {
                     let _ = retractions(&pos);
                 }
                 let clock = solve_clock(&input, Rules::Retro, &small_budget(), &|_| {});
-                let answer = decide(Stipulation::Clock, &input, clock);
+                let answer = decide(Stipulation::Clock(None), &input, clock);
                 // An answer always names its rules.
                 prop_assert_eq!(answer.rules, Rules::Retro);
             }

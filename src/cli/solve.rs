@@ -24,7 +24,7 @@ pub struct SolveArgs {
     pub fen: String,
     /// The question: clock?, clock=N, clock>=N, clock<=N, claim?, over?, fen, legal?, last N?,
     /// proofgame N (default: `fen` when the FEN gives a clock, else `clock?`). The clock
-    /// questions, claim? and over? may end with `at move M`: the position occurs at fullmove
+    /// questions (clock? included), claim? and over? may end with `at move M`: the position occurs at fullmove
     /// number M of a game from the initial array.
     #[arg(long)]
     pub stip: Option<String>,
@@ -105,7 +105,7 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
             .parse()
             .map_err(|e: StipulationError| Failure(e.to_string()))?,
         None if input.halfmove_clock.known().is_some() => Stipulation::Fen,
-        None => Stipulation::Clock,
+        None => Stipulation::Clock(None),
     };
     let max_bytes = memory_budget(args.max_memory)?;
     let budget = Budget {
