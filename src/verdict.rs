@@ -377,7 +377,7 @@ impl Histories<'_> {
     }
 }
 
-/// The clock values under the premise `at move N` (`clock? at move N`).
+/// The clock values under the premise `at move N`.
 enum GameClock {
     /// The clock counts every ply and a game of this many plies is witnessed (by this line,
     /// when it is short enough to write out): the clock is this number.
@@ -507,21 +507,27 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
         }
         None => Histories::All(&clock),
     };
-    // For `clock? at move N`: what the premise makes of the clock values.
-    let mut at_move_clock = None;
+    // What the premise makes of the clock values: the game's length, when the clock counts
+    // every ply and such a game is found (for every question); for `clock?`, also no value
+    // when no game of that length exists, and nothing witnessed otherwise.
+    let mut at_move_clock = match &histories {
+        Histories::Game(g) if g.exact() => Some(GameClock::Exact(
+            g.plies,
+            histories.certificate_for(g.plies, rules),
+        )),
+        _ => None,
+    };
     let (verdict, possibly, necessarily) = match stip {
         Stipulation::Clock(_) if let Histories::Game(g) = &histories => {
-            let (values, verdict) = if g.exact() {
-                (
-                    GameClock::Exact(g.plies, histories.certificate_for(g.plies, rules)),
-                    Verdict::Solved,
-                )
+            let verdict = if g.exact() {
+                Verdict::Solved
             } else if g.history == Some(false) {
-                (GameClock::NoGame, Verdict::Solved)
+                at_move_clock = Some(GameClock::NoGame);
+                Verdict::Solved
             } else {
-                (GameClock::Open, Verdict::Unknown)
+                at_move_clock = Some(GameClock::Open);
+                Verdict::Unknown
             };
-            at_move_clock = Some(values);
             (verdict, None, None)
         }
         Stipulation::Clock(_) => {
@@ -627,6 +633,14 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
                         at.plies_before(input.turn),
                     ));
                     notes.extend(game.notes(at));
+                    if let Histories::Game(g) = &game
+                        && g.exact()
+                    {
+                        at_move_clock = Some(GameClock::Exact(
+                            g.plies,
+                            game.certificate_for(g.plies, rules),
+                        ));
+                    }
                     game
                 });
             let (p, nec) = match input.halfmove_clock {
