@@ -31,14 +31,22 @@ pub enum Comparison {
     Le,
 }
 
+/// The largest move number the premise takes: its plies fit in 64 bits with room to spare.
+pub const MAX_MOVE_NUMBER: u64 = 1 << 60;
+
 /// The premise `at move N`: the position occurs with N as the game's fullmove number.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct MoveNumber(pub u64);
 
 impl MoveNumber {
-    /// The plies played from the initial array before the position, with `turn` to move.
+    /// The plies played from the initial array before the position, with `turn` to move
+    /// (saturating at `u64::MAX` for move numbers above [`MAX_MOVE_NUMBER`], which the reader
+    /// refuses).
     pub fn plies_before(self, turn: shakmaty::Color) -> u64 {
-        2 * self.0.saturating_sub(1) + u64::from(turn == shakmaty::Color::Black)
+        self.0
+            .saturating_sub(1)
+            .saturating_mul(2)
+            .saturating_add(u64::from(turn == shakmaty::Color::Black))
     }
 }
 
@@ -157,6 +165,12 @@ fn with_premise(input: &str, at: usize) -> Result<Stipulation, StipulationError>
         return Err(err(at, "expected 'at move N'".to_string()));
     };
     let n = match number.parse::<u64>() {
+        Ok(n) if n > MAX_MOVE_NUMBER => {
+            return Err(err(
+                at,
+                format!("the move number {n} is too large (at most {MAX_MOVE_NUMBER})"),
+            ));
+        }
         Ok(n) if n >= 1 => n,
         Ok(_) => return Err(err(at, "the move number starts at 1".to_string())),
         Err(_) if number.is_empty() => {
@@ -331,6 +345,7 @@ mod tests {
             ("claim? at move", "expected a move number"),
             ("claim? at move 0", "starts at 1"),
             ("claim? at move x", "'x' is not a move number"),
+            ("claim? at move 18446744073709551615", "too large"),
             ("fen at move 5", "takes no premise"),
             ("claim at move 5", "expected '?'"),
         ] {

@@ -363,6 +363,9 @@ impl Histories<'_> {
             );
         }
         match g.history {
+            Some(true) if g.clock.counts_every_ply() && plies > MAX_WALK_PLIES => notes.push(format!(
+                "a game of exactly {plies} plies reaches the position (a walk of reversible retractions to the initial array; the sets of positions that walks reach repeat with a period, and no game longer than {MAX_WALK_PLIES} plies is written out): the clock is {plies}"
+            )),
             Some(true) => notes.push(format!(
                 "a game of exactly {plies} plies reaches the position (a walk of reversible retractions to the initial array): the clock is {plies}"
             )),

@@ -201,7 +201,7 @@ pub fn solve_clock(
     let fullmove_bound = input
         .fullmove
         .known()
-        .map(|f| 2 * (f - 1) + u64::from(input.turn == shakmaty::Color::Black));
+        .map(|f| crate::stipulation::MoveNumber(f).plies_before(input.turn));
     let mut reasons: Vec<String> = Vec::new();
     let mut roots = Vec::new();
     for pos in input.candidates() {
