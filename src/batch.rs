@@ -809,6 +809,45 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_stated_claim_article_is_confirmed_refuted_or_open() {
+        let info = |every: [Option<bool>; 2], some: [Option<bool>; 2]| ClaimInfo {
+            threshold: 100,
+            announce: vec!["Nf3".to_string()],
+            by_9_3_1: every[0],
+            by_9_3_2: every[1],
+            possibly_by_9_3_1: some[0],
+            possibly_by_9_3_2: some[1],
+        };
+        let (yes, no) = (Some(true), Some(false));
+        let announced = ClaimArticle::Announced;
+        let completed = ClaimArticle::Completed;
+        // Clock 99 in every history: 9.3.1 only.
+        let only_931 = info([yes, no], [yes, no]);
+        assert_eq!(
+            compare_claim_article(announced, &only_931).0,
+            Status::Confirmed
+        );
+        assert_eq!(
+            compare_claim_article(completed, &only_931).0,
+            Status::Mismatch
+        );
+        // Clock 100 in every history: 9.3.2, so not 9.3.1 alone.
+        let by_932 = info([yes, yes], [yes, yes]);
+        assert_eq!(
+            compare_claim_article(announced, &by_932).0,
+            Status::Mismatch
+        );
+        assert_eq!(
+            compare_claim_article(completed, &by_932).0,
+            Status::Confirmed
+        );
+        // 9.3.1 in every history, 9.3.2 undecided: open either way.
+        let open = info([yes, None], [yes, None]);
+        assert_eq!(compare_claim_article(announced, &open).0, Status::Unknown);
+        assert_eq!(compare_claim_article(completed, &open).0, Status::Unknown);
+    }
+
     fn outcome(line: &str) -> (Entry, Outcome) {
         let mut entries = entries_from_text("t.epd", line);
         assert_eq!(entries.len(), 1, "{line}");
