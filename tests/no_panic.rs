@@ -8,7 +8,7 @@ use retroclock::{
     position::{Position, PositionInput},
     retract::retractions,
     rules::Rules,
-    stipulation::Stipulation,
+    stipulation::{Comparison, MAX_MOVE_NUMBER, MoveNumber, Stipulation},
     verdict::decide,
 };
 use shakmaty::{Bitboard, Board, Color, Piece, Role, Square};
@@ -68,6 +68,24 @@ fn fen_like() -> impl Strategy<Value = String> {
         })
 }
 
+/// A question, with and without the premise `at move N` (move numbers from 1 to far beyond any
+/// game, the largest the reader takes included).
+fn question() -> impl Strategy<Value = Stipulation> {
+    let at = prop_oneof![
+        Just(None),
+        (1u64..200).prop_map(|n| Some(MoveNumber(n))),
+        Just(Some(MoveNumber(MAX_MOVE_NUMBER))),
+    ];
+    (0usize..6, 0u64..160, at).prop_map(|(kind, n, at)| match kind {
+        0 => Stipulation::Clock(at),
+        1 => Stipulation::ClockIs(Comparison::Eq, n, at),
+        2 => Stipulation::ClockIs(Comparison::Le, n, at),
+        3 => Stipulation::Claim(at),
+        4 => Stipulation::Over(at),
+        _ => Stipulation::Fen,
+    })
+}
+
 fn random_board() -> impl Strategy<Value = Board> {
     proptest::collection::vec((0u32..64, 0usize..12), 0..40).prop_map(|units| {
         let mut board = Board::empty();
@@ -84,16 +102,17 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
 
     #[test]
-    fn fen_like_strings_never_panic(fen in fen_like()) {
+    fn fen_like_strings_never_panic(fen in fen_like(), stip in question()) {
         match PositionInput::parse(&fen) {
             Ok(input) => {
                 for pos in input.candidates() {
                     let _ = retractions(&pos);
                 }
                 let clock = solve_clock(&input, Rules::Retro, &small_budget(), &|_| {});
-                let answer = decide(Stipulation::Clock(None), &input, clock);
-                // An answer always names its rules.
+                let answer = decide(stip, &input, clock);
+                // An answer always names its rules and its question.
                 prop_assert_eq!(answer.rules, Rules::Retro);
+                prop_assert_eq!(answer.stipulation, stip);
             }
             Err(e) => prop_assert!(!e.message.is_empty()),
         }
@@ -119,12 +138,13 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(150))]
+    #![proptest_config(ProptestConfig::with_cases(500))]
 
-    /// Positions reached by random play: the engine's retractions replay and the solver's
-    /// shortest line, when it gives one, replays to the position with its clock.
+    /// Positions reached by random play: the engine's retractions replay, the solver's shortest
+    /// line, when it gives one, replays to the position with its clock, and so does the line
+    /// of the answer to a random question.
     #[test]
-    fn random_legal_positions_never_panic(seed in any::<u64>(), plies in 0usize..120) {
+    fn random_legal_positions_never_panic(seed in any::<u64>(), plies in 0usize..120, stip in question()) {
         use shakmaty::{Chess, Position as _};
         let mut state = seed | 1;
         let mut chess = Chess::default();
@@ -146,6 +166,11 @@ proptest! {
         let clock = solve_clock(&input, Rules::Fide, &small_budget(), &|_| {});
         if let Some(c) = &clock.shortest {
             prop_assert_eq!(c.san.len() as u64, c.clock + u64::from(c.moves.len() as u64 > c.clock));
+            prop_assert!(retroclock::verify::replay_line(&c.start, &c.moves, &pos).is_ok());
+        }
+        // Any question on it, with or without a premise, is answered, and its line replays.
+        let answer = decide(stip, &input, clock);
+        if let Some(c) = &answer.certificate {
             prop_assert!(retroclock::verify::replay_line(&c.start, &c.moves, &pos).is_ok());
         }
     }
