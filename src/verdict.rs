@@ -511,21 +511,20 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
         None => Histories::All(&clock),
     };
     // What the premise makes of the clock values: the game's length, when the clock counts
-    // every ply and such a game is found (for every question); for `clock?`, also no value
-    // when no game of that length exists, and nothing witnessed otherwise.
+    // every ply and such a game is found, and no value when no game of that length exists
+    // (for every question); for `clock?`, also nothing witnessed otherwise.
     let mut at_move_clock = match &histories {
         Histories::Game(g) if g.exact() => Some(GameClock::Exact(
             g.plies,
             histories.certificate_for(g.plies, rules),
         )),
+        Histories::Game(g) if g.history == Some(false) => Some(GameClock::NoGame),
         _ => None,
     };
     let (verdict, possibly, necessarily) = match stip {
         Stipulation::Clock(_) if let Histories::Game(g) = &histories => {
-            let verdict = if g.exact() {
-                Verdict::Solved
-            } else if g.history == Some(false) {
-                at_move_clock = Some(GameClock::NoGame);
+            // Decided when the clock is the game's length or no such game exists.
+            let verdict = if g.exact() || g.history == Some(false) {
                 Verdict::Solved
             } else {
                 at_move_clock = Some(GameClock::Open);

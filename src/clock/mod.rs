@@ -69,7 +69,8 @@ pub struct Certificate {
 pub enum Standing {
     /// The position fails static necessary conditions (the reasons are listed).
     Illegal(Vec<String>),
-    /// The whole reversible graph was explored and no origin was found: no legal history.
+    /// The whole reversible graph was explored and no origin was found: no legal history (or,
+    /// in an answer under the premise `at move N`, no game of that length reaches the position).
     NoHistory,
     /// Some line reaches an origin that passed the necessary conditions.
     Possible,
