@@ -407,7 +407,10 @@ impl GameClock {
                 ..clock
             },
             GameClock::NoGame => ClockAnswer {
-                standing: Standing::NoHistory,
+                standing: match clock.standing {
+                    Standing::Illegal(reasons) => Standing::Illegal(reasons),
+                    _ => Standing::NoHistory,
+                },
                 min: None,
                 max: MaxClock::Bounded(0),
                 values: Some(Vec::new()),

@@ -245,6 +245,16 @@ fn at_move_fixes_the_clock_when_nothing_could_reset_it() {
     ]));
     assert_eq!(early["verdict"], "no");
     assert_eq!(early["possibly"], false);
+
+    // An illegal position stays illegal under a premise.
+    let two_kings = json(&solve(&[
+        "4k3/8/8/8/8/8/8/3KK3 w - -",
+        "--stip",
+        "claim? at move 60",
+        "--json",
+    ]));
+    assert_eq!(two_kings["verdict"], "no");
+    assert_eq!(two_kings["clock"]["standing"], "illegal");
 }
 
 #[test]
