@@ -542,7 +542,7 @@ fn place(
 /// every batch of expansions.
 ///
 /// Positions are expanded in the order they were stored (breadth-first), in chunks of up to
-/// [`BATCH`]: each chunk is expanded in parallel while the chunk before it is placed (looked
+/// 4,096 (`BATCH`): each chunk is expanded in parallel while the chunk before it is placed (looked
 /// up and stored, in order), so the stored graph is the same for any number of threads.
 pub fn explore(
     roots: Vec<Position>,
