@@ -7,6 +7,9 @@
 //! occur (each side's number of knight moves has a fixed parity); two moves later it can. A search
 //! stopped by its budget still knows that the clock is the game's length.
 
+mod common;
+
+use common::Rng;
 use retroclock::{
     clock::{Budget, MaxClock, solve_clock},
     position::PositionInput,
@@ -18,13 +21,7 @@ use shakmaty::{Chess, EnPassantMode, Position as _, Role, fen::Fen};
 
 /// Positions after seeded random knight-only games: (FEN without clocks, plies played).
 fn knight_games(games: usize, plies: usize, seed: u64) -> Vec<(String, u64)> {
-    let mut state = seed;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = Rng::new(seed);
     let mut out = Vec::new();
     for _ in 0..games {
         let mut chess = Chess::default();
@@ -37,7 +34,7 @@ fn knight_games(games: usize, plies: usize, seed: u64) -> Vec<(String, u64)> {
             if knight_moves.is_empty() {
                 break;
             }
-            chess.play_unchecked(knight_moves[(next() % knight_moves.len() as u64) as usize]);
+            chess.play_unchecked(*rng.pick(&knight_moves));
             if ply % 5 == 0 || ply == plies {
                 let fen = Fen::from_position(&chess, EnPassantMode::Legal).to_string();
                 let fen4: Vec<&str> = fen.split(' ').take(4).collect();
@@ -50,7 +47,7 @@ fn knight_games(games: usize, plies: usize, seed: u64) -> Vec<(String, u64)> {
 
 #[test]
 fn the_clock_at_a_given_move_is_the_games_length_when_nothing_could_reset_it() {
-    let samples = knight_games(4, 40, 0x9E37_79B9_7F4A_7C15);
+    let samples = knight_games(8, 40, 0x9E37_79B9_7F4A_7C15);
     assert!(samples.len() >= 16, "{} samples", samples.len());
     let budget = Budget::default();
     let mut checked = 0;
