@@ -183,6 +183,14 @@ pub fn answer_json(a: &Answer, threads: usize) -> Value {
     if let Some(l) = &a.legality {
         v["legality"] = legality_json(l);
     }
+    if let Some(g) = &a.game {
+        v["at_move"] = json!({
+            "move": g.move_number,
+            "plies": g.plies,
+            "reached": g.reached,
+            "clock_is_length": g.clock_is_length,
+        });
+    }
     if let Some(c) = &a.certified {
         v["certified"] = json!({
             "clock": c.clock,

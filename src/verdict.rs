@@ -93,6 +93,24 @@ pub struct Answer {
     /// The witness line extended by a proof game into a whole game from the initial array,
     /// when one was found (a certified answer).
     pub certified: Option<crate::legal::CertifiedLine>,
+    /// What the game's length established, under the premise `at move N` (or, for `fen`, the
+    /// FEN's fullmove number where it fixes the clock).
+    pub game: Option<GameFacts>,
+}
+
+/// What a move number established about the games that reach the position.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct GameFacts {
+    /// The move number.
+    pub move_number: u64,
+    /// The plies played from the initial array before the position.
+    pub plies: u64,
+    /// Whether a game of exactly `plies` plies reaches the position: witnessed, proven
+    /// impossible, or not decided (None).
+    pub reached: Option<bool>,
+    /// Whether the clock counts every ply of the game (nothing can ever have reset it), so
+    /// that it is `plies` in every such game.
+    pub clock_is_length: bool,
 }
 
 impl Answer {
@@ -214,6 +232,15 @@ struct GameLength<'a> {
 }
 
 impl<'a> GameLength<'a> {
+    fn facts(&self, at: MoveNumber) -> GameFacts {
+        GameFacts {
+            move_number: at.0,
+            plies: self.plies,
+            reached: self.history,
+            clock_is_length: self.clock.counts_every_ply(),
+        }
+    }
+
     fn new(clock: &'a ClockAnswer, input: &PositionInput, plies: u64) -> GameLength<'a> {
         let history = if !clock.has_history()
             || clock.min_lower_bound > plies
@@ -504,9 +531,11 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
     let mut notes = Vec::new();
     let mut claim = None;
     let mut certificate = None;
+    let mut game_facts = None;
     let histories = match stip.at_move() {
         Some(at) => {
             let game = GameLength::new(&clock, input, at.plies_before(input.turn));
+            game_facts = Some(game.facts(at));
             let histories = Histories::Game(game);
             notes.extend(histories.notes(at));
             histories
@@ -638,6 +667,9 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
                         at.plies_before(input.turn),
                     ));
                     notes.extend(game.notes(at));
+                    if let Histories::Game(g) = &game {
+                        game_facts = Some(g.facts(at));
+                    }
                     if let Histories::Game(g) = &game
                         && g.exact()
                     {
@@ -762,6 +794,7 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
         clock,
         legality: None,
         certified: None,
+        game: game_facts,
     }
 }
 

@@ -202,6 +202,15 @@ fn at_move_fixes_the_clock_when_nothing_could_reset_it() {
     ]));
     assert_eq!(v["stipulation"], "claim? at move 50");
     assert_eq!(v["verdict"], "yes");
+    let at = &v["at_move"];
+    assert_eq!(at["move"], 50);
+    assert_eq!(at["plies"], 99);
+    assert_eq!(at["reached"], true);
+    assert_eq!(at["clock_is_length"], true);
+    assert_eq!(
+        (&v["clock"]["min"], &v["clock"]["max"]),
+        (&99.into(), &99.into())
+    );
     let c = &v["claim"];
     assert_eq!(c["by_9_3_1"], true);
     assert_eq!(c["possibly_by_9_3_2"], false);
@@ -245,6 +254,8 @@ fn at_move_fixes_the_clock_when_nothing_could_reset_it() {
     ]));
     assert_eq!(early["verdict"], "no");
     assert_eq!(early["possibly"], false);
+    assert_eq!(early["at_move"]["reached"], false);
+    assert_eq!(early["at_move"]["clock_is_length"], false);
 
     // An illegal position stays illegal under a premise.
     let two_kings = json(&solve(&[
