@@ -531,8 +531,18 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
     let mut notes = Vec::new();
     let mut claim = None;
     let mut certificate = None;
+    // The move number the question is about: the premise `at move N`, or, for `fen`, the FEN's
+    // fullmove number where it fixes the clock (the clock counts every ply).
+    let at_move = match stip {
+        Stipulation::Fen => input
+            .fullmove
+            .known()
+            .filter(|_| clock.counts_every_ply())
+            .map(MoveNumber),
+        _ => stip.at_move(),
+    };
     let mut game_facts = None;
-    let histories = match stip.at_move() {
+    let histories = match at_move {
         Some(at) => {
             let game = GameLength::new(&clock, input, at.plies_before(input.turn));
             game_facts = Some(game.facts(at));
@@ -653,33 +663,10 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
             }
         }
         Stipulation::Fen => {
-            // When the clock counts every ply, the fullmove number fixes it: the FEN's
-            // fullmove field is then judged as the premise `at move N` would be.
-            let game = input
-                .fullmove
-                .known()
-                .filter(|_| clock.counts_every_ply())
-                .map(|f| {
-                    let at = MoveNumber(f);
-                    let game = Histories::Game(GameLength::new(
-                        &clock,
-                        input,
-                        at.plies_before(input.turn),
-                    ));
-                    notes.extend(game.notes(at));
-                    if let Histories::Game(g) = &game {
-                        game_facts = Some(g.facts(at));
-                    }
-                    if let Histories::Game(g) = &game
-                        && g.exact()
-                    {
-                        at_move_clock = Some(GameClock::Exact(
-                            g.plies,
-                            game.certificate_for(g.plies, rules),
-                        ));
-                    }
-                    game
-                });
+            let game = match &histories {
+                Histories::Game(g) => Some(g),
+                Histories::All(_) => None,
+            };
             let (p, nec) = match input.halfmove_clock {
                 // The fullmove number counts the plies since the initial array; a game needs
                 // at least as many as the proof-game bounds say.
@@ -687,23 +674,21 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
                     notes.push(note);
                     (Some(false), Some(false))
                 }
-                Field::Known(c) if let Some(game) = &game => {
-                    if let Histories::Game(g) = game
-                        && c != g.plies
-                    {
+                Field::Known(c) if let Some(g) = game => {
+                    if c != g.plies {
                         notes.push(format!(
                             "the clock counts every ply, so it can only be {}; the FEN claims {c}",
                             g.plies
                         ));
                     }
-                    let p = game.value_possible(c);
+                    let p = histories.value_possible(c);
                     if p == Some(true) {
-                        certificate = game.certificate_for(c, rules);
+                        certificate = histories.certificate_for(c, rules);
                     }
                     notes.extend(unwritten_walk(p, &certificate, c));
-                    (p, game.always_equal(c, p))
+                    (p, histories.always_equal(c, p))
                 }
-                Field::Unknown if let Some(Histories::Game(g)) = &game => {
+                Field::Unknown if let Some(g) = game => {
                     notes.push("the FEN gives no halfmove clock".into());
                     (g.history, g.history)
                 }
