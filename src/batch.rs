@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use crate::{
     clock::{Budget, ClockAnswer, MaxClock, solve_clock},
+    codex::{narrowed, read_castling},
     format,
     lastmoves::{LastMovesBudget, last_moves},
     legal::{ProofBudget, judge, target_of},
@@ -210,8 +211,6 @@ pub fn check(entry: &Entry, settings: &Settings) -> Outcome {
         max_bytes: settings.max_bytes,
         ..Budget::default()
     };
-    let clock = solve_clock(&puzzle.position, puzzle.rules, &budget, &|_| {});
-    let mut answer = decide(puzzle.stipulation, &puzzle.position, clock);
     let proof_budget = ProofBudget {
         time: settings
             .timeout
@@ -220,9 +219,23 @@ pub fn check(entry: &Entry, settings: &Settings) -> Outcome {
         max_bytes: settings.max_bytes,
         ..ProofBudget::default()
     };
+    let reading = if puzzle.codex {
+        read_castling(&puzzle.position, puzzle.rules, &budget, None, &|_, _| {})
+    } else {
+        None
+    };
+    let position = match &reading {
+        Some(r) if r.settled() => narrowed(&puzzle.position, r),
+        _ => puzzle.position.clone(),
+    };
+    let clock = solve_clock(&position, puzzle.rules, &budget, &|_| {});
+    let mut answer = decide(puzzle.stipulation, &position, clock);
     if puzzle.stipulation == Stipulation::Legal {
-        let legality = judge(&puzzle.position, &answer.clock, &proof_budget);
+        let legality = judge(&position, &answer.clock, &proof_budget);
         answer = answer.with_legality(legality);
+    }
+    if let Some(r) = reading {
+        answer = answer.with_codex(r);
     }
     // `last N?` and `proofgame N` are answered by a count: (count, complete).
     let counted = match puzzle.stipulation {

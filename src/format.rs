@@ -9,7 +9,7 @@ use crate::{
     lastmoves::LastMoves,
     legal::Legality,
     legality::Illegality,
-    position::Position,
+    position::{Position, castling_string},
     proofgame::ProofGameSearch,
     retract::Retraction,
     rules::Convention,
@@ -191,6 +191,9 @@ pub fn answer_json(a: &Answer, threads: usize) -> Value {
             "clock_is_length": g.clock_is_length,
         });
     }
+    if let Some(r) = &a.codex {
+        v["codex"] = codex_json(r);
+    }
     if let Some(c) = &a.certified {
         v["certified"] = json!({
             "clock": c.clock,
@@ -211,6 +214,32 @@ pub fn answer_json(a: &Answer, threads: usize) -> Value {
         });
     }
     v
+}
+
+/// The Codex reading of the castling field as JSON.
+fn codex_json(r: &crate::codex::CastlingReading) -> Value {
+    use crate::codex::RightsFinding;
+    let sets: Vec<Value> = r
+        .sets
+        .iter()
+        .map(|(set, finding)| {
+            let reasons = match finding {
+                RightsFinding::Refuted(reasons) => reasons.clone(),
+                _ => Vec::new(),
+            };
+            json!({
+                "rights": castling_string(*set),
+                "finding": finding.to_string(),
+                "reasons": reasons,
+            })
+        })
+        .collect();
+    json!({
+        "alternatives": r.alternatives.iter().map(|&a| castling_string(a)).collect::<Vec<_>>(),
+        "settled": r.settled(),
+        "certified": r.certified(),
+        "sets": sets,
+    })
 }
 
 fn line_text(c: &Certificate) -> String {
@@ -246,7 +275,7 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
     let c = &a.clock;
     let mut out = String::new();
     out.push_str(&format!(
-        "{}: {}   (rules: {}{})\n",
+        "{}: {}   (rules: {}{}{})\n",
         a.stipulation,
         a.verdict,
         a.rules.name(),
@@ -254,6 +283,11 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
             ", castling resets the count"
         } else {
             ", castling does not reset the count"
+        },
+        if a.codex.is_some() {
+            "; castling field read by the Codex"
+        } else {
+            ""
         }
     ));
     let yn = |b: Option<bool>| match b {

@@ -17,6 +17,7 @@
 
 pub mod batch;
 pub mod clock;
+pub mod codex;
 pub mod format;
 pub mod games;
 pub mod lastmoves;

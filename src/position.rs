@@ -328,6 +328,9 @@ pub struct PositionInput {
     pub turn: Color,
     /// Castling rights (rook squares), or unknown.
     pub castling: Field<Bitboard>,
+    /// The rights sets an unknown castling field stands for, when a reading has narrowed them
+    /// (the Codex reading, [`crate::codex`]); None: every set the placement allows.
+    pub castling_choices: Option<Vec<Bitboard>>,
     /// The e.p. square (`Known(None)` for `-`), or unknown.
     pub ep_square: Field<Option<Square>>,
     /// The halfmove clock claimed by the FEN, or unknown.
@@ -390,6 +393,7 @@ impl PositionInput {
             board,
             turn,
             castling,
+            castling_choices: None,
             ep_square,
             halfmove_clock,
             fullmove,
@@ -397,12 +401,13 @@ impl PositionInput {
     }
 
     /// Every fully known position consistent with this input: unknown castling rights range over
-    /// the rights the placement allows, an unknown e.p. square over "none" and the squares where
+    /// the rights the placement allows (or the narrowed `castling_choices`), an unknown e.p. square over "none" and the squares where
     /// a double step just happened and could be taken e.p.
     pub fn candidates(&self) -> Vec<Position> {
-        let castlings: Vec<Bitboard> = match self.castling {
-            Field::Known(c) => vec![c],
-            Field::Unknown => subsets(possible_castling(&self.board)),
+        let castlings: Vec<Bitboard> = match (self.castling, &self.castling_choices) {
+            (Field::Known(c), _) => vec![c],
+            (Field::Unknown, Some(choices)) => choices.clone(),
+            (Field::Unknown, None) => subsets(possible_castling(&self.board)),
         };
         let eps: Vec<Option<Square>> = match self.ep_square {
             Field::Known(e) => vec![e],

@@ -151,6 +151,9 @@ pub struct Puzzle {
     pub rules: Rules,
     /// The stated answer, if given.
     pub solution: Option<Solution>,
+    /// Whether the unknown castling field is read by the Codex (`castling "codex"`, see
+    /// [`crate::codex`]) rather than left open.
+    pub codex: bool,
     /// The `c0`… comments or any other operations, kept as text.
     pub other: Vec<(String, String)>,
 }
@@ -264,6 +267,7 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
             stipulation: Stipulation::Fen,
             rules: Rules::default(),
             solution: None,
+            codex: false,
             other: Vec::new(),
         });
     }
@@ -274,6 +278,7 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
     let mut sol_text = None;
     let mut hmvc = "?".to_string();
     let mut fmvn = "?".to_string();
+    let mut codex = false;
     let mut other = Vec::new();
     for (op, arg) in ops {
         match op.as_str() {
@@ -283,6 +288,17 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
             "sol" => sol_text = Some(arg),
             "hmvc" => hmvc = arg,
             "fmvn" => fmvn = arg,
+            "castling" => {
+                codex = match arg.as_str() {
+                    "codex" => true,
+                    "open" => false,
+                    _ => {
+                        return Err(err(format!(
+                            "castling: expected `codex` or `open`, found `{arg}`"
+                        )));
+                    }
+                }
+            }
             _ => other.push((op, arg)),
         }
     }
@@ -296,6 +312,22 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
         Some(s) => Some(Solution::parse(&s, stipulation).map_err(|m| err(format!("sol: {m}")))?),
         None => None,
     };
+    if codex && position.castling.known().is_some() {
+        return Err(err(
+            "castling \"codex\" reads an unknown castling field, but the line gives it (write `?`)"
+                .to_string(),
+        ));
+    }
+    if codex
+        && matches!(
+            stipulation,
+            Stipulation::Last(_) | Stipulation::ProofGame(_)
+        )
+    {
+        return Err(err(format!(
+            "castling \"codex\" applies to the clock questions, claim?, over?, fen and legal?, not to `{stipulation}`"
+        )));
+    }
     Ok(Puzzle {
         line,
         id,
@@ -303,6 +335,7 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
         stipulation,
         rules,
         solution,
+        codex,
         other,
     })
 }

@@ -96,6 +96,8 @@ pub struct Answer {
     /// What the game's length established, under the premise `at move N` (or, for `fen`, the
     /// FEN's fullmove number where it fixes the clock).
     pub game: Option<GameFacts>,
+    /// The Codex reading of an unknown castling field, when it was asked for.
+    pub codex: Option<crate::codex::CastlingReading>,
 }
 
 /// What a move number established about the games that reach the position.
@@ -136,6 +138,32 @@ impl Answer {
         self.possibly = possibly;
         self.necessarily = possibly;
         self.legality = Some(legality);
+        self
+    }
+
+    /// The answer under the Codex reading of its castling field (`reading`), which decided the
+    /// histories it covers. A reading left open by the budget decides nothing: the answer
+    /// (found over every set of rights) becomes unknown and keeps only what holds for any
+    /// narrower set of histories.
+    pub fn with_codex(mut self, reading: crate::codex::CastlingReading) -> Answer {
+        let mut notes = reading.notes();
+        notes.append(&mut self.notes);
+        self.notes = notes;
+        if !reading.settled() {
+            self.verdict = Verdict::Unknown;
+            self.possibly = None;
+            self.necessarily = None;
+            self.certificate = None;
+            self.certified = None;
+            if let Some(claim) = &mut self.claim {
+                claim.by_9_3_1 = None;
+                claim.by_9_3_2 = None;
+                claim.possibly_by_9_3_1 = None;
+                claim.possibly_by_9_3_2 = None;
+            }
+            self.clock = self.clock.proven_only();
+        }
+        self.codex = Some(reading);
         self
     }
 }
@@ -780,6 +808,7 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
         legality: None,
         certified: None,
         game: game_facts,
+        codex: None,
     }
 }
 

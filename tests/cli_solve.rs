@@ -330,3 +330,95 @@ fn bad_input_is_an_error_that_names_what_is_wrong() {
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("clock=>5"), "{}", r.stderr);
 }
+
+/// `rights-freeze` (puzzles/clock.epd) with its castling field unknown.
+const FREEZE_UNKNOWN: &str = "r3k2r/pppp1ppp/4p3/8/8/8/PPPPBPPP/R3K2R b ? -";
+
+#[test]
+fn the_codex_reading_holds_every_right_it_cannot_refute() {
+    let codex = json(&solve(&[
+        FREEZE_UNKNOWN,
+        "--stip",
+        "clock?",
+        "--rules",
+        "fide",
+        "--codex",
+        "--json",
+        "--proof-time",
+        "0",
+    ]));
+    assert_eq!(codex["verdict"], "solved");
+    assert_eq!(codex["clock"]["min"], 0);
+    assert_eq!(codex["clock"]["max"], 1);
+    assert_eq!(codex["codex"]["alternatives"], serde_json::json!(["KQkq"]));
+    assert_eq!(codex["codex"]["settled"], true);
+    // Only the largest set needed examining; the others lie under it.
+    let sets = codex["codex"]["sets"].as_array().expect("sets");
+    assert_eq!(sets.len(), 16);
+    assert_eq!(sets[0]["finding"], "witnessed");
+    assert!(sets[1..].iter().all(|s| s["finding"] == "covered"));
+    // Without the reading the field stands for every set, kings and rooks that moved included.
+    let open = json(&solve(&[
+        FREEZE_UNKNOWN,
+        "--stip",
+        "clock?",
+        "--rules",
+        "fide",
+        "--json",
+    ]));
+    assert_eq!(open["clock"]["unbounded"], true);
+    assert!(open.get("codex").is_none());
+}
+
+#[test]
+fn rights_that_exclude_each_other_are_read_as_alternatives() {
+    let r = solve(&[
+        "4k3/8/8/8/8/8/PPPPPPPP/R3K2R b ? -",
+        "--stip",
+        "clock?",
+        "--rules",
+        "fide",
+        "--codex",
+        "--proof-time",
+        "0",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("castling field read by the Codex"));
+    assert!(r.stdout.contains("partial retro-analysis"));
+    assert!(r.stdout.contains("the alternatives Q, K"), "{}", r.stdout);
+    assert!(r.stdout.contains("rights KQ refuted"));
+}
+
+#[test]
+fn a_codex_reading_left_open_by_the_budget_decides_nothing() {
+    let v = json(&solve(&[
+        FREEZE_UNKNOWN,
+        "--stip",
+        "clock<=1",
+        "--rules",
+        "fide",
+        "--codex",
+        "--json",
+        "--max-nodes",
+        "1",
+    ]));
+    assert_eq!(v["verdict"], "unknown");
+    assert_eq!(v["possibly"], Value::Null);
+    assert_eq!(v["codex"]["settled"], false);
+    assert_eq!(v["clock"]["min"], Value::Null);
+}
+
+#[test]
+fn the_codex_reading_refuses_a_given_castling_field_and_counting_questions() {
+    let given = solve(&["r3k2r/8/8/8/8/8/8/R3K2R w KQkq -", "--codex"]);
+    assert_eq!(given.code, 2, "{}", given.stdout);
+    assert!(
+        given
+            .stderr
+            .contains("--codex reads an unknown castling field")
+    );
+    assert!(given.stderr.contains("KQkq"));
+    let last = solve(&[FREEZE_UNKNOWN, "--codex", "--stip", "last 1?"]);
+    assert_eq!(last.code, 2);
+    assert!(last.stderr.contains("not to `last 1?`"), "{}", last.stderr);
+}

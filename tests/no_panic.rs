@@ -5,6 +5,7 @@
 use proptest::prelude::*;
 use retroclock::{
     clock::{Budget, solve_clock},
+    codex::{narrowed, read_castling},
     position::{Position, PositionInput},
     retract::retractions,
     rules::Rules,
@@ -113,6 +114,14 @@ proptest! {
                 // An answer always names its rules and its question.
                 prop_assert_eq!(answer.rules, Rules::Retro);
                 prop_assert_eq!(answer.stipulation, stip);
+                // The Codex reading of an unknown castling field, and the answer under it.
+                if let Some(reading) = read_castling(&input, Rules::Retro, &small_budget(), None, &|_, _| {}) {
+                    let narrowed_input = narrowed(&input, &reading);
+                    let clock = solve_clock(&narrowed_input, Rules::Retro, &small_budget(), &|_| {});
+                    let answer = decide(stip, &narrowed_input, clock).with_codex(reading);
+                    prop_assert!(answer.codex.is_some());
+                    prop_assert!(!answer.notes.is_empty());
+                }
             }
             Err(e) => prop_assert!(!e.message.is_empty()),
         }

@@ -7,9 +7,11 @@ use std::{
 
 use retroclock::{
     clock::{Budget, Progress, solve_clock},
+    codex::{narrowed, read_castling},
     format,
     lastmoves::{LastMovesBudget, last_moves},
     legal::{ProofBudget, certify, judge, target_of},
+    position::castling_string,
     proofgame,
     stipulation::{Stipulation, StipulationError},
     verdict::decide,
@@ -64,6 +66,11 @@ pub struct SolveArgs {
     /// Seconds for proof-game searches (`legal?`, and certifying witness lines; 0 = none).
     #[arg(long, default_value_t = 2.0)]
     pub proof_time: f64,
+    /// Read an unknown castling field (`?`) by the Codex (Art. 16.1): each right whose king and
+    /// rook stand at home is held unless the solver proves it impossible; rights that exclude
+    /// each other are alternatives (Art. 16.3), and the answer covers them all.
+    #[arg(long)]
+    pub codex: bool,
 }
 
 /// Builds the search budget from the command-line limits.
@@ -113,6 +120,19 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
         ..budget(args.max_nodes, args.timeout, args.depth, args.max_depth)?
     };
     let (pool, threads) = thread_pool(args.threads)?;
+    if args.codex {
+        if let Some(given) = input.castling.known() {
+            return Err(Failure(format!(
+                "--codex reads an unknown castling field (`?`), but this FEN gives it: {}",
+                castling_string(given)
+            )));
+        }
+        if matches!(stip, Stipulation::Last(_) | Stipulation::ProofGame(_)) {
+            return Err(Failure(format!(
+                "--codex applies to the clock questions, claim?, over?, fen and legal?, not to `{stip}`"
+            )));
+        }
+    }
     if let Stipulation::Last(plies) = stip {
         let limits = LastMovesBudget {
             max_nodes: args.max_nodes,
@@ -168,6 +188,27 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
                 bar.tick();
             }
         };
+        // The Codex reading decides which castling rights the answer covers.
+        let reading = args.codex.then(|| {
+            let report_set = |set, p: Progress| {
+                if let Some(bar) = &bar {
+                    bar.set_message(format!(
+                        "Codex reading, rights {}: {} positions, level {}",
+                        castling_string(set),
+                        p.nodes,
+                        p.level
+                    ));
+                    bar.tick();
+                }
+            };
+            let proof = (args.proof_time > 0.0).then_some(&proof_budget);
+            read_castling(&input, rules, &budget, proof, &report_set)
+        });
+        let reading = reading.flatten();
+        let input = match &reading {
+            Some(r) if r.settled() => narrowed(&input, r),
+            _ => input.clone(),
+        };
         let clock = solve_clock(&input, rules, &budget, &report);
         let mut answer = decide(stip, &input, clock);
         if stip == Stipulation::Legal {
@@ -190,7 +231,10 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
                 }
             }
         }
-        answer
+        match reading {
+            Some(r) => answer.with_codex(r),
+            None => answer,
+        }
     });
     if let Some(bar) = bar {
         bar.finish_and_clear();

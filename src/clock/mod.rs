@@ -174,6 +174,38 @@ impl ClockAnswer {
         None
     }
 
+    /// What stays true of every narrower set of histories: the proven lower bound, a proven
+    /// maximum and, after a complete search, the parities. The witnessed minimum, values,
+    /// lines and standing are dropped (their histories may lie outside the narrower set), and
+    /// with them the analysis that would witness further values.
+    pub fn proven_only(self) -> ClockAnswer {
+        let parities = if self.complete {
+            self.parities
+        } else {
+            match self.parity_proven {
+                Some(p) => [p == 0, p == 1],
+                None => [true, true],
+            }
+        };
+        ClockAnswer {
+            standing: match self.standing {
+                Standing::Possible => Standing::Undecided,
+                other => other,
+            },
+            min: None,
+            max: match self.max {
+                MaxClock::Bounded(m) => MaxClock::Bounded(m),
+                _ => MaxClock::Unknown { at_least: None },
+            },
+            values: None,
+            parities,
+            shortest: None,
+            longest: None,
+            analysis: None,
+            ..self
+        }
+    }
+
     /// A certificate for value `k`, when one is witnessed. A line ending at the nearest origin
     /// shows that origin's chain at the depth the refinement confirmed it.
     pub fn certificate_for(&self, k: u64, convention: Convention) -> Option<Certificate> {

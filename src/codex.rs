@@ -1,0 +1,296 @@
+//! Reading an unknown castling field by the Codex for Chess Composition (Art. 16.1): castling
+//! is permitted unless it can be proved that it is not.
+//!
+//! Without this reading, `?` in the castling field leaves every set of rights the placement
+//! allows open, and an answer covers them all. A retro problem's diagram is read otherwise: each
+//! right whose king and rook stand at home is held, unless the position with it has no legal
+//! history. When rights exclude each other (partial retro-analysis, Art. 16.3) every largest set
+//! that is not refuted is an *alternative*, and the answer covers each of them.
+//!
+//! A set is refuted only by a proof: the clock solver finds the position with exactly those
+//! rights illegal on its face, or explores its whole reversible graph and reaches no possible
+//! origin. A set the solver could neither refute nor show a line for (its budget ran out)
+//! leaves the reading open: then no answer rests on it.
+
+use std::fmt;
+
+use shakmaty::Bitboard;
+
+use crate::{
+    clock::{Budget, ClockAnswer, Progress, Standing, solve_clock},
+    legal::{ProofBudget, certify},
+    position::{Field, PositionInput, castling_string, possible_castling, subsets},
+    rules::Rules,
+};
+
+/// What the solver found about one set of castling rights.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum RightsFinding {
+    /// No legal history: the reasons (proven).
+    Refuted(Vec<String>),
+    /// A line of retractions reaches a possible origin; `certified` when a proof game from the
+    /// initial array extends it (else the origin passed the static checks and a retraction
+    /// chain only).
+    Shown {
+        /// Whether a proof game certifies the line.
+        certified: bool,
+    },
+    /// The budget ran out before either.
+    Open,
+    /// Not examined: a larger set that is not refuted holds these rights and more.
+    Covered,
+}
+
+/// The Codex reading of an unknown castling field.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct CastlingReading {
+    /// Every set of rights the placement allows, largest first, with what was found.
+    pub sets: Vec<(Bitboard, RightsFinding)>,
+    /// The largest sets that are not refuted: the rights the diagram holds (several when they
+    /// exclude each other).
+    pub alternatives: Vec<Bitboard>,
+}
+
+impl CastlingReading {
+    /// Whether the reading is proven: no alternative was left open by the budget.
+    pub fn settled(&self) -> bool {
+        self.alternatives.iter().all(|a| {
+            self.sets
+                .iter()
+                .any(|(s, f)| s == a && matches!(f, RightsFinding::Shown { .. }))
+        })
+    }
+
+    /// Whether every alternative is certified by a proof game.
+    pub fn certified(&self) -> bool {
+        self.settled()
+            && self.sets.iter().all(|(s, f)| {
+                !self.alternatives.contains(s)
+                    || matches!(f, RightsFinding::Shown { certified: true })
+            })
+    }
+
+    /// The sentences that explain the reading, for an answer's notes.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        let names: Vec<String> = self
+            .alternatives
+            .iter()
+            .map(|&a| castling_string(a))
+            .collect();
+        notes.push(match names.len() {
+            _ if !self.settled() => format!(
+                "castling read by the Codex (Art. 16.1): the reading is open (the largest sets not refuted: {}), so the answer says only what holds for every set of rights",
+                names.join(", ")
+            ),
+            0 => "castling read by the Codex (Art. 16.1): every set of rights is refuted, so the position has no legal history".to_string(),
+            1 => format!(
+                "castling read by the Codex (Art. 16.1): the rights {} are held (no larger set survives)",
+                names[0]
+            ),
+            _ => format!(
+                "castling read by the Codex (Art. 16.1 and 16.3, partial retro-analysis): the rights exclude each other; the alternatives {} are each held in turn, and the answer covers them all",
+                names.join(", ")
+            ),
+        });
+        for (set, finding) in &self.sets {
+            let name = castling_string(*set);
+            match finding {
+                RightsFinding::Refuted(reasons) => notes.push(format!(
+                    "rights {name} refuted: {}",
+                    reasons
+                        .first()
+                        .map_or("no legal history", String::as_str)
+                )),
+                RightsFinding::Open if self.alternatives.contains(set) => notes.push(format!(
+                    "rights {name} neither refuted nor shown within the budget: the reading is open, and no answer rests on it"
+                )),
+                RightsFinding::Shown { certified: false } if self.alternatives.contains(set) => {
+                    notes.push(format!(
+                        "rights {name} are shown by a line to an origin that passes the static checks and a retraction chain (not a proof game): the reading rests on that"
+                    ))
+                }
+                RightsFinding::Shown { certified: true } if self.alternatives.contains(set) => {
+                    notes.push(format!(
+                        "rights {name} are shown by a proof game from the initial array"
+                    ))
+                }
+                _ => {}
+            }
+        }
+        notes
+    }
+}
+
+impl fmt::Display for RightsFinding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RightsFinding::Refuted(_) => f.write_str("refuted"),
+            RightsFinding::Shown { certified: true } => f.write_str("proof game"),
+            RightsFinding::Shown { certified: false } => f.write_str("witnessed"),
+            RightsFinding::Open => f.write_str("open"),
+            RightsFinding::Covered => f.write_str("covered"),
+        }
+    }
+}
+
+/// What the solver found for the input with exactly the rights `set`.
+fn examine(
+    input: &PositionInput,
+    set: Bitboard,
+    rules: Rules,
+    budget: &Budget,
+    proof: Option<&ProofBudget>,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> RightsFinding {
+    let fixed = PositionInput {
+        castling: Field::Known(set),
+        castling_choices: None,
+        ..input.clone()
+    };
+    let clock: ClockAnswer = solve_clock(&fixed, rules, budget, progress);
+    match clock.standing {
+        Standing::Illegal(reasons) => RightsFinding::Refuted(reasons),
+        Standing::NoHistory => RightsFinding::Refuted(vec![format!(
+            "no line of reversible retractions reaches a possible origin (retraction chains {} plies deep)",
+            clock.chain_depth
+        )]),
+        Standing::Undecided => RightsFinding::Open,
+        Standing::Possible => {
+            let certified = proof.is_some_and(|proof| {
+                clock.shortest.as_ref().is_some_and(|cert| {
+                    fixed.candidates().iter().any(|target| {
+                        crate::verify::replay_line(&cert.start, &cert.moves, target).is_ok()
+                            && certify(cert, target, proof).is_some()
+                    })
+                })
+            });
+            RightsFinding::Shown { certified }
+        }
+    }
+}
+
+/// Reads the unknown castling field of `input` by the Codex: None when the field is given.
+/// Sets are examined largest first; a set under a larger one that is not refuted is not
+/// examined (it cannot be an alternative). `proof` also tries to certify each alternative's line
+/// with a proof game. `progress` is called as in [`solve_clock`], with the set being examined.
+pub fn read_castling(
+    input: &PositionInput,
+    rules: Rules,
+    budget: &Budget,
+    proof: Option<&ProofBudget>,
+    progress: &(dyn Fn(Bitboard, Progress) + Sync),
+) -> Option<CastlingReading> {
+    if input.castling != Field::Unknown {
+        return None;
+    }
+    let mut sets = subsets(possible_castling(&input.board));
+    sets.sort_by_key(|s| std::cmp::Reverse(s.count()));
+    let mut found: Vec<(Bitboard, RightsFinding)> = Vec::with_capacity(sets.len());
+    for set in sets {
+        let covered = found.iter().any(|(larger, f)| {
+            !matches!(f, RightsFinding::Refuted(_) | RightsFinding::Covered)
+                && *larger != set
+                && (set & !*larger).is_empty()
+        });
+        let finding = if covered {
+            RightsFinding::Covered
+        } else {
+            examine(input, set, rules, budget, proof, &|p| progress(set, p))
+        };
+        found.push((set, finding));
+    }
+    let alternatives = found
+        .iter()
+        .filter(|(_, f)| matches!(f, RightsFinding::Shown { .. } | RightsFinding::Open))
+        .map(|(s, _)| *s)
+        .collect();
+    Some(CastlingReading {
+        sets: found,
+        alternatives,
+    })
+}
+
+/// The input narrowed to the reading: the castling field becomes the single alternative, or
+/// ranges over the alternatives. With no alternative the input is left as it is (every set is
+/// refuted, and the solver says why).
+pub fn narrowed(input: &PositionInput, reading: &CastlingReading) -> PositionInput {
+    match reading.alternatives.as_slice() {
+        [] => input.clone(),
+        [one] => PositionInput {
+            castling: Field::Known(*one),
+            castling_choices: None,
+            ..input.clone()
+        },
+        many => PositionInput {
+            castling_choices: Some(many.to_vec()),
+            ..input.clone()
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(fen: &str) -> CastlingReading {
+        let input = PositionInput::parse(fen).unwrap();
+        read_castling(&input, Rules::Fide, &Budget::default(), None, &|_, _| {}).unwrap()
+    }
+
+    #[test]
+    fn given_rights_are_not_read() {
+        let input = PositionInput::parse("4k3/8/8/8/8/8/8/R3K2R w KQ -").unwrap();
+        assert_eq!(
+            read_castling(&input, Rules::Fide, &Budget::default(), None, &|_, _| {}),
+            None
+        );
+    }
+
+    #[test]
+    fn every_right_is_held_when_none_is_refuted() {
+        let r = read("r3k2r/pppp1ppp/4p3/8/8/8/PPPPBPPP/R3K2R b ? -");
+        assert_eq!(r.alternatives, vec![Bitboard::CORNERS]);
+        assert!(r.settled());
+        // Only the largest set was examined.
+        let examined = r
+            .sets
+            .iter()
+            .filter(|(_, f)| *f != RightsFinding::Covered)
+            .count();
+        assert_eq!(examined, 1);
+    }
+
+    #[test]
+    fn rights_that_exclude_each_other_are_alternatives() {
+        // White's last move was a king or rook move (its pawns are at home): both rights
+        // together are refuted, each alone is not.
+        let r = read("4k3/8/8/8/8/8/PPPPPPPP/R3K2R b ? -");
+        let mut alts = r.alternatives.clone();
+        alts.sort_by_key(|b| b.0);
+        assert_eq!(
+            alts,
+            vec![
+                Bitboard::from(shakmaty::Square::A1),
+                Bitboard::from(shakmaty::Square::H1)
+            ]
+        );
+        assert!(matches!(r.sets[0], (b, RightsFinding::Refuted(_)) if b.count() == 2));
+        assert!(r.settled());
+        let input = PositionInput::parse("4k3/8/8/8/8/8/PPPPPPPP/R3K2R b ? -").unwrap();
+        let n = narrowed(&input, &r);
+        assert_eq!(n.candidates().len(), 2);
+        assert!(r.notes()[0].contains("partial retro-analysis"));
+    }
+
+    #[test]
+    fn an_exhausted_budget_leaves_the_reading_open() {
+        let input = PositionInput::parse("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w ? -").unwrap();
+        let budget = Budget {
+            max_nodes: 1,
+            ..Budget::default()
+        };
+        let r = read_castling(&input, Rules::Fide, &budget, None, &|_, _| {}).unwrap();
+        assert!(!r.settled());
+    }
+}
