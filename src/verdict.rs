@@ -822,24 +822,40 @@ fn input_is_checkmate(input: &PositionInput) -> bool {
 
 fn claim_info(input: &PositionInput, histories: &Histories, rules: Rules) -> ClaimInfo {
     let threshold = rules.claim_threshold(&input.board);
-    let mut announce = Vec::new();
-    if let Some(chess) = input.candidates().iter().find_map(|p| p.to_chess()) {
-        for m in chess.legal_moves() {
-            let castle = m.is_castle();
-            if m.role() == Role::Pawn
-                || m.is_capture()
-                || (castle && rules.convention().castling_resets())
-            {
-                continue;
-            }
-            announce.push(shakmaty::san::San::from_move(&chess, m).to_string());
+    // The moves each candidate position allows to announce. They differ only where an unknown
+    // castling field leaves castling open under a convention in which castling keeps the count.
+    let lists: Vec<Vec<String>> = input
+        .candidates()
+        .iter()
+        .filter_map(|p| p.to_chess())
+        .map(|chess| {
+            chess
+                .legal_moves()
+                .into_iter()
+                .filter(|m| {
+                    !(m.role() == Role::Pawn
+                        || m.is_capture()
+                        || (m.is_castle() && rules.convention().castling_resets()))
+                })
+                .map(|m| shakmaty::san::San::from_move(&chess, m).to_string())
+                .collect()
+        })
+        .collect();
+    let mut announce: Vec<String> = Vec::new();
+    for m in lists.iter().flatten() {
+        if !announce.contains(m) {
+            announce.push(m.clone());
         }
     }
+    let in_every = !lists.is_empty() && lists.iter().all(|l| !l.is_empty());
     let by_9_3_1 = |at_least: Option<bool>| {
-        if announce.is_empty() {
+        if announce.is_empty() || at_least == Some(false) {
             Some(false)
-        } else {
+        } else if in_every {
             at_least
+        } else {
+            // Some candidate has nothing to announce: whether its histories count is open.
+            None
         }
     };
     ClaimInfo {

@@ -422,3 +422,29 @@ fn the_codex_reading_refuses_a_given_castling_field_and_counting_questions() {
     assert_eq!(last.code, 2);
     assert!(last.stderr.contains("not to `last 1?`"), "{}", last.stderr);
 }
+
+#[test]
+fn the_moves_to_announce_cover_every_reading_of_the_castling_field() {
+    let announce = |fen: &str, rules: &str| -> Vec<String> {
+        let v = json(&solve(&[
+            fen,
+            "--stip",
+            "claim?",
+            "--rules",
+            rules,
+            "--json",
+            "--proof-time",
+            "0",
+        ]));
+        serde_json::from_value(v["claim"]["announce"].clone()).expect("a list of moves")
+    };
+    // Castling keeps the count under FIDE: with the field unknown it may be announced.
+    let open = announce("4k3/8/8/8/8/8/8/R3K2R w ? -", "fide");
+    assert!(open.iter().any(|m| m == "O-O") && open.iter().any(|m| m == "O-O-O"));
+    assert!(open.iter().any(|m| m == "Rb1"));
+    let none = announce("4k3/8/8/8/8/8/8/R3K2R w - -", "fide");
+    assert!(!none.iter().any(|m| m.starts_with("O-O")));
+    // Under the retro convention castling resets the count: never announced.
+    let retro = announce("4k3/8/8/8/8/8/8/R3K2R w ? -", "retro");
+    assert!(!retro.iter().any(|m| m.starts_with("O-O")));
+}
