@@ -224,10 +224,10 @@ pub fn check(entry: &Entry, settings: &Settings) -> Outcome {
     } else {
         None
     };
-    let position = match &reading {
-        Some(r) if r.settled() => narrowed(&puzzle.position, r),
-        _ => puzzle.position.clone(),
-    };
+    let position = reading.as_ref().map_or_else(
+        || puzzle.position.clone(),
+        |r| narrowed(&puzzle.position, r),
+    );
     let clock = solve_clock(&position, puzzle.rules, &budget, &|_| {});
     let mut answer = decide(puzzle.stipulation, &position, clock);
     if puzzle.stipulation == Stipulation::Legal {

@@ -21,6 +21,7 @@ use crate::{
     legal::{ProofBudget, certify},
     position::{Field, PositionInput, castling_string, possible_castling, subsets},
     rules::Rules,
+    stipulation::Stipulation,
 };
 
 /// What the solver found about one set of castling rights.
@@ -212,9 +213,12 @@ pub fn read_castling(
 }
 
 /// The input narrowed to the reading: the castling field becomes the single alternative, or
-/// ranges over the alternatives. With no alternative the input is left as it is (every set is
-/// refuted, and the solver says why).
+/// ranges over the alternatives. A reading left open, or with no alternative (every set is
+/// refuted, and the solver says why), leaves the input as it is.
 pub fn narrowed(input: &PositionInput, reading: &CastlingReading) -> PositionInput {
+    if !reading.settled() {
+        return input.clone();
+    }
     match reading.alternatives.as_slice() {
         [] => input.clone(),
         [one] => PositionInput {
@@ -227,6 +231,21 @@ pub fn narrowed(input: &PositionInput, reading: &CastlingReading) -> PositionInp
             ..input.clone()
         },
     }
+}
+
+/// Why the Codex reading cannot apply to `input` and `stip`, if it cannot: the castling field
+/// is given (a fact), or the question counts sequences or games (`last N?`, `proofgame N`),
+/// whose answers carry no reading.
+pub fn refusal(input: &PositionInput, stip: Stipulation) -> Option<String> {
+    if let Some(given) = input.castling.known() {
+        return Some(format!(
+            "reads an unknown castling field (`?`), but this one is given: {}",
+            castling_string(given)
+        ));
+    }
+    matches!(stip, Stipulation::Last(_) | Stipulation::ProofGame(_)).then(|| {
+        format!("applies to the clock questions, claim?, over?, fen and legal?, not to `{stip}`")
+    })
 }
 
 #[cfg(test)]

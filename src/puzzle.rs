@@ -312,21 +312,8 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
         Some(s) => Some(Solution::parse(&s, stipulation).map_err(|m| err(format!("sol: {m}")))?),
         None => None,
     };
-    if codex && position.castling.known().is_some() {
-        return Err(err(
-            "castling \"codex\" reads an unknown castling field, but the line gives it (write `?`)"
-                .to_string(),
-        ));
-    }
-    if codex
-        && matches!(
-            stipulation,
-            Stipulation::Last(_) | Stipulation::ProofGame(_)
-        )
-    {
-        return Err(err(format!(
-            "castling \"codex\" applies to the clock questions, claim?, over?, fen and legal?, not to `{stipulation}`"
-        )));
+    if codex && let Some(why) = crate::codex::refusal(&position, stipulation) {
+        return Err(err(format!("castling \"codex\" {why}")));
     }
     Ok(Puzzle {
         line,
@@ -392,5 +379,30 @@ mod tests {
                 parity: Some(1)
             })
         );
+    }
+
+    #[test]
+    fn the_castling_operation_chooses_the_reading() {
+        let read = |line: &str| parse_puzzles(line).remove(0);
+        let codex =
+            read("4k3/8/8/8/8/8/8/R3K2R w ? - stip \"clock?\"; castling \"codex\";").unwrap();
+        assert!(codex.codex);
+        let open = read("4k3/8/8/8/8/8/8/R3K2R w ? - stip \"clock?\"; castling open;").unwrap();
+        assert!(!open.codex);
+        assert!(
+            !read("4k3/8/8/8/8/8/8/R3K2R w ? - stip \"clock?\";")
+                .unwrap()
+                .codex
+        );
+        let bad = read("4k3/8/8/8/8/8/8/R3K2R w ? - castling \"yes\";").unwrap_err();
+        assert!(bad.message.contains("expected `codex` or `open`"), "{bad}");
+        let given = read("4k3/8/8/8/8/8/8/R3K2R w KQ - castling codex;").unwrap_err();
+        assert!(
+            given.message.contains("but this one is given: KQ"),
+            "{given}"
+        );
+        let counting =
+            read("4k3/8/8/8/8/8/8/R3K2R w ? - stip \"last 1?\"; castling codex;").unwrap_err();
+        assert!(counting.message.contains("not to `last 1?`"), "{counting}");
     }
 }

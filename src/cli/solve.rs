@@ -7,7 +7,7 @@ use std::{
 
 use retroclock::{
     clock::{Budget, Progress, solve_clock},
-    codex::{narrowed, read_castling},
+    codex::{narrowed, read_castling, refusal},
     format,
     lastmoves::{LastMovesBudget, last_moves},
     legal::{ProofBudget, certify, judge, target_of},
@@ -120,18 +120,10 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
         ..budget(args.max_nodes, args.timeout, args.depth, args.max_depth)?
     };
     let (pool, threads) = thread_pool(args.threads)?;
-    if args.codex {
-        if let Some(given) = input.castling.known() {
-            return Err(Failure(format!(
-                "--codex reads an unknown castling field (`?`), but this FEN gives it: {}",
-                castling_string(given)
-            )));
-        }
-        if matches!(stip, Stipulation::Last(_) | Stipulation::ProofGame(_)) {
-            return Err(Failure(format!(
-                "--codex applies to the clock questions, claim?, over?, fen and legal?, not to `{stip}`"
-            )));
-        }
+    if args.codex
+        && let Some(why) = refusal(&input, stip)
+    {
+        return Err(Failure(format!("--codex {why}")));
     }
     if let Stipulation::Last(plies) = stip {
         let limits = LastMovesBudget {
@@ -205,10 +197,9 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
             read_castling(&input, rules, &budget, proof, &report_set)
         });
         let reading = reading.flatten();
-        let input = match &reading {
-            Some(r) if r.settled() => narrowed(&input, r),
-            _ => input.clone(),
-        };
+        let input = reading
+            .as_ref()
+            .map_or_else(|| input.clone(), |r| narrowed(&input, r));
         let clock = solve_clock(&input, rules, &budget, &report);
         let mut answer = decide(stip, &input, clock);
         if stip == Stipulation::Legal {
