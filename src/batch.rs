@@ -219,7 +219,7 @@ pub fn check(entry: &Entry, settings: &Settings) -> Outcome {
         max_bytes: settings.max_bytes,
         ..ProofBudget::default()
     };
-    let reading = if puzzle.codex {
+    let reading = if puzzle.codex || puzzle.stipulation == Stipulation::Castling {
         read_castling(&puzzle.position, puzzle.rules, &budget, None, &|_, _| {})
     } else {
         None
@@ -358,6 +358,11 @@ pub fn solver_answer(a: &Answer) -> String {
         Stipulation::Last(_) | Stipulation::ProofGame(_) => {
             "answered by a count (see the count in the report)".to_string()
         }
+        Stipulation::Castling => match a.codex.as_ref().and_then(|r| r.answer()) {
+            Some(0) => "no legal history".to_string(),
+            Some(mask) => crate::codex::alternatives_text(mask),
+            None => "unknown (the reading is open)".to_string(),
+        },
         Stipulation::ClockIs(..) | Stipulation::Fen | Stipulation::Legal => {
             a.possibly.map_or("unknown", yes_no).to_string()
         }
@@ -393,6 +398,26 @@ pub fn compare(stated: &Solution, a: &Answer) -> (Status, String) {
                 "the answer to claim? carries no claim details".to_string(),
             ),
         },
+        (Stipulation::Castling, Solution::Rights(stated)) => {
+            match a.codex.as_ref().and_then(|r| r.answer()) {
+                Some(found) if found == *stated => (
+                    Status::Confirmed,
+                    "every larger set is refuted (proven) and these are witnessed".to_string(),
+                ),
+                Some(found) => (
+                    Status::Mismatch,
+                    format!(
+                        "the largest sets not refuted are {}",
+                        crate::codex::alternatives_text(found)
+                    ),
+                ),
+                None => (
+                    Status::Unknown,
+                    "the reading is open: a set was neither refuted nor shown within the budget"
+                        .to_string(),
+                ),
+            }
+        }
         (Stipulation::ClockIs(..) | Stipulation::Fen | Stipulation::Legal, Solution::YesNo(s)) => {
             let why = |p: bool| {
                 if p {
@@ -870,6 +895,26 @@ mod tests {
         let e = entries.remove(0);
         let o = check(&e, &settings());
         (e, o)
+    }
+
+    #[test]
+    fn stated_castling_rights_are_confirmed_mismatched_or_open() {
+        let pra = "4k3/8/8/8/8/8/PPPPPPPP/R3K2R b ? - stip \"castling?\"; rules fide;";
+        let (_, o) = outcome(&format!("{pra} sol \"Q K\";"));
+        assert_eq!(o.status, Status::Confirmed, "{}", o.reason);
+        assert_eq!(o.solver.as_deref(), Some("K Q"));
+        let (_, o) = outcome(&format!("{pra} sol \"KQ\";"));
+        assert_eq!(o.status, Status::Mismatch);
+        assert!(
+            o.reason.contains("the largest sets not refuted are K Q"),
+            "{}",
+            o.reason
+        );
+        let mut tight = settings();
+        tight.max_nodes = 1;
+        let entry = entries_from_text("t.epd", &format!("{pra} sol \"K Q\";")).remove(0);
+        let o = check(&entry, &tight);
+        assert_eq!(o.status, Status::Unknown, "{}", o.reason);
     }
 
     #[test]

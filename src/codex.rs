@@ -14,7 +14,7 @@
 
 use std::fmt;
 
-use shakmaty::Bitboard;
+use shakmaty::{Bitboard, Square};
 
 use crate::{
     clock::{Budget, ClockAnswer, Progress, Standing, solve_clock},
@@ -60,6 +60,13 @@ impl CastlingReading {
                 .iter()
                 .any(|(s, f)| s == a && matches!(f, RightsFinding::Shown { .. }))
         })
+    }
+
+    /// The answer to `castling?`: the alternatives as [`alternatives_mask`], when the reading is
+    /// settled.
+    pub fn answer(&self) -> Option<u16> {
+        self.settled()
+            .then(|| alternatives_mask(&self.alternatives))
     }
 
     /// Whether every alternative is certified by a proof game.
@@ -235,7 +242,7 @@ pub fn narrowed(input: &PositionInput, reading: &CastlingReading) -> PositionInp
 
 /// Why the Codex reading cannot apply to `input` and `stip`, if it cannot: the castling field
 /// is given (a fact), or the question counts sequences or games (`last N?`, `proofgame N`),
-/// whose answers carry no reading.
+/// whose answers carry no reading. (`castling?` asks for the reading itself.)
 pub fn refusal(input: &PositionInput, stip: Stipulation) -> Option<String> {
     if let Some(given) = input.castling.known() {
         return Some(format!(
@@ -246,6 +253,42 @@ pub fn refusal(input: &PositionInput, stip: Stipulation) -> Option<String> {
     matches!(stip, Stipulation::Last(_) | Stipulation::ProofGame(_)).then(|| {
         format!("applies to the clock questions, claim?, over?, fen and legal?, not to `{stip}`")
     })
+}
+
+/// The corners whose rights a set of alternatives is written with, in FEN order.
+const RIGHT_SQUARES: [Square; 4] = [Square::H1, Square::A1, Square::H8, Square::A8];
+
+/// Sets of castling rights as one number: bit `i` stands for the set whose rights are the bits
+/// of `i` (K = 1, Q = 2, k = 4, q = 8), so a set of sets (the alternatives) fits in 16 bits.
+pub fn alternatives_mask(sets: &[Bitboard]) -> u16 {
+    sets.iter().fold(0u16, |mask, set| {
+        let index = RIGHT_SQUARES
+            .iter()
+            .enumerate()
+            .filter(|(_, sq)| set.contains(**sq))
+            .fold(0usize, |i, (bit, _)| i | 1 << bit);
+        mask | 1 << index
+    })
+}
+
+/// The sets of [`alternatives_mask`] written out, largest first, separated by spaces (`-` for
+/// the empty set; nothing at all for no set).
+pub fn alternatives_text(mask: u16) -> String {
+    let mut sets: Vec<Bitboard> = (0..16usize)
+        .filter(|i| mask & 1 << i != 0)
+        .map(|i| {
+            RIGHT_SQUARES
+                .iter()
+                .enumerate()
+                .filter(|(bit, _)| i & 1 << bit != 0)
+                .fold(Bitboard::EMPTY, |b, (_, sq)| b.with(*sq))
+        })
+        .collect();
+    sets.sort_by_key(|s| (std::cmp::Reverse(s.count()), castling_string(*s)));
+    sets.iter()
+        .map(|&s| castling_string(s))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[cfg(test)]
@@ -311,5 +354,23 @@ mod tests {
         };
         let r = read_castling(&input, Rules::Fide, &budget, None, &|_, _| {}).unwrap();
         assert!(!r.settled());
+    }
+
+    #[test]
+    fn alternatives_are_written_largest_first() {
+        use shakmaty::Square::{A1, A8, H1, H8};
+        let sets = [
+            Bitboard::from(A1),
+            Bitboard::from(H1),
+            Bitboard::EMPTY.with(H1).with(A1).with(H8).with(A8),
+        ];
+        let mask = alternatives_mask(&sets);
+        assert_eq!(mask.count_ones(), 3);
+        assert_eq!(alternatives_text(mask), "KQkq K Q");
+        assert_eq!(
+            alternatives_text(alternatives_mask(&[Bitboard::EMPTY])),
+            "-"
+        );
+        assert_eq!(alternatives_text(0), "");
     }
 }

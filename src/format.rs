@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 use shakmaty::san::SanPlus;
 
+use crate::codex::alternatives_text;
 use crate::{
     clock::{Certificate, ClockAnswer, MaxClock, OriginEvidence, Standing},
     lastmoves::LastMoves,
@@ -13,6 +14,7 @@ use crate::{
     proofgame::ProofGameSearch,
     retract::Retraction,
     rules::Convention,
+    stipulation::Stipulation,
     verdict::Answer,
 };
 
@@ -193,6 +195,16 @@ pub fn answer_json(a: &Answer, threads: usize) -> Value {
     }
     if let Some(r) = &a.codex {
         v["codex"] = codex_json(r);
+        if a.stipulation == Stipulation::Castling {
+            v["castling"] = json!({
+                "alternatives": r.answer().map(|mask| {
+                    alternatives_text(mask)
+                        .split_whitespace()
+                        .map(str::to_string)
+                        .collect::<Vec<_>>()
+                }),
+            });
+        }
     }
     if let Some(c) = &a.certified {
         v["certified"] = json!({
@@ -301,6 +313,21 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
             yn(a.possibly),
             yn(a.necessarily)
         ));
+    }
+    if a.stipulation == Stipulation::Castling {
+        out.push_str(&match a.codex.as_ref().and_then(|r| r.answer()) {
+            Some(0) => "  no set of castling rights has a legal history\n".to_string(),
+            Some(mask) if mask.count_ones() == 1 => format!(
+                "  castling rights the position can hold: {} (every larger set is refuted)\n",
+                alternatives_text(mask)
+            ),
+            Some(mask) => format!(
+                "  castling rights the position can hold: {}, not together (every larger set is refuted)\n",
+                alternatives_text(mask).replace(' ', " or ")
+            ),
+            None => "  castling rights: open (a set was neither refuted nor shown within the budget)\n"
+                .to_string(),
+        });
     }
     match &c.standing {
         Standing::Illegal(_) | Standing::NoHistory => {}

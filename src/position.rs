@@ -539,7 +539,8 @@ fn parse_placement(s: &str) -> Result<Board, FenError> {
         .map_err(|e| fen_err(FenField::Placement, format!("invalid placement: {e}")))
 }
 
-fn parse_castling(s: &str) -> Result<Bitboard, FenError> {
+/// Reads a castling field of rights (`KQkq`, a part of it, or `-`).
+pub fn parse_castling(s: &str) -> Result<Bitboard, FenError> {
     if s == "-" {
         return Ok(Bitboard::EMPTY);
     }

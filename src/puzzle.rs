@@ -14,7 +14,9 @@
 //! * `clock?`: `MIN..MAX`, where MAX is a number or `inf` (unbounded), optionally followed by
 //!   `even` or `odd` when only that parity occurs, e.g. `sol "3..inf odd"`;
 //! * `clock=N`, `clock>=N`, `clock<=N`, `claim?`, `over?`, `fen`, `legal?`: `yes` or `no`;
-//! * `last N?`: the number of sequences.
+//! * `last N?`: the number of sequences;
+//! * `castling?`: the largest sets of rights the position can hold, e.g. `KQkq`, `K Q` (rights
+//!   that exclude each other) or `-`.
 
 use std::fmt;
 
@@ -40,6 +42,9 @@ pub enum Solution {
     },
     /// A number of sequences (`last N?`).
     Count(u64),
+    /// The largest sets of castling rights the position can hold (`castling?`), as
+    /// [`crate::codex::alternatives_mask`]: written `KQkq`, `K Q` (alternatives) or `-`.
+    Rights(u16),
     /// `yes by 9.3.1` or `yes by 9.3.2` (`claim?` only): the side to move can claim in every
     /// legal history, by that article. By 9.3.1 means by it alone: 9.3.2 applies in no history.
     ClaimBy(ClaimArticle),
@@ -71,6 +76,7 @@ impl fmt::Display for Solution {
                 }
             }
             Solution::Count(n) => write!(f, "{n}"),
+            Solution::Rights(mask) => f.write_str(&crate::codex::alternatives_text(*mask)),
             Solution::ClaimBy(ClaimArticle::Announced) => f.write_str("yes by 9.3.1"),
             Solution::ClaimBy(ClaimArticle::Completed) => f.write_str("yes by 9.3.2"),
         }
@@ -118,6 +124,21 @@ impl Solution {
                 .parse()
                 .map(Solution::Count)
                 .map_err(|_| format!("expected a number of sequences, found '{text}'")),
+            Stipulation::Castling => {
+                let mut sets = Vec::new();
+                for word in text.split_whitespace() {
+                    let set = crate::position::parse_castling(word)
+                        .map_err(|e| format!("'{word}': {}", e.message))?;
+                    if sets.contains(&set) {
+                        return Err(format!("'{word}' is given twice"));
+                    }
+                    sets.push(set);
+                }
+                if sets.is_empty() {
+                    return Err("expected the sets of rights, e.g. 'KQkq', 'K Q' or '-'".into());
+                }
+                Ok(Solution::Rights(crate::codex::alternatives_mask(&sets)))
+            }
             Stipulation::Claim(_) => match t.split_whitespace().collect::<Vec<_>>()[..] {
                 ["yes"] => Ok(Solution::YesNo(true)),
                 ["no"] => Ok(Solution::YesNo(false)),
@@ -315,6 +336,11 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
     if codex && let Some(why) = crate::codex::refusal(&position, stipulation) {
         return Err(err(format!("castling \"codex\" {why}")));
     }
+    if stipulation == Stipulation::Castling
+        && let Some(why) = crate::codex::refusal(&position, stipulation)
+    {
+        return Err(err(format!("castling? {why}")));
+    }
     Ok(Puzzle {
         line,
         id,
@@ -401,6 +427,17 @@ mod tests {
             given.message.contains("but this one is given: KQ"),
             "{given}"
         );
+        let rights = read("4k3/8/8/8/8/8/8/R3K2R w ? - stip \"castling?\"; sol \"K Q\";").unwrap();
+        assert_eq!(
+            rights.solution.map(|s| s.to_string()).as_deref(),
+            Some("K Q")
+        );
+        for bad in ["KK", "x", "K K", ""] {
+            let line = format!("4k3/8/8/8/8/8/8/R3K2R w ? - stip \"castling?\"; sol \"{bad}\";");
+            assert!(read(&line).is_err(), "{bad}");
+        }
+        let given = read("4k3/8/8/8/8/8/8/R3K2R w K - stip \"castling?\";").unwrap_err();
+        assert!(given.message.starts_with("castling? reads"), "{given}");
         let counting =
             read("4k3/8/8/8/8/8/8/R3K2R w ? - stip \"last 1?\"; castling codex;").unwrap_err();
         assert!(counting.message.contains("not to `last 1?`"), "{counting}");

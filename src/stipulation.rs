@@ -7,6 +7,7 @@
 //!              | "over?"               has the 75-move rule (Piran: the 50-move rule) ended the game?
 //!              | "fen"                 are the FEN's own clock and fullmove fields possible?
 //!              | "legal?"              can the position arise at all?
+//!              | "castling?"           which castling rights can an unknown castling field hold?
 //!              | "last" N "?"          the legal sequences of the last N plies
 //!              | "proofgame" N         every proof game of exactly N plies, and their number
 //! premise      := "at" "move" N         may follow clock?, clock=N, clock>=N, clock<=N, claim?, over?
@@ -65,6 +66,9 @@ pub enum Stipulation {
     Fen,
     /// `legal?`
     Legal,
+    /// `castling?`: the largest sets of castling rights an unknown castling field can hold
+    /// (the Codex reading's alternatives, [`crate::codex`]).
+    Castling,
     /// `last N?`
     Last(u32),
     /// `proofgame N`
@@ -95,6 +99,7 @@ impl fmt::Display for Stipulation {
             Stipulation::Over(_) => f.write_str("over?"),
             Stipulation::Fen => f.write_str("fen"),
             Stipulation::Legal => f.write_str("legal?"),
+            Stipulation::Castling => f.write_str("castling?"),
             Stipulation::Last(n) => write!(f, "last {n}?"),
             Stipulation::ProofGame(n) => write!(f, "proofgame {n}"),
         }?;
@@ -130,7 +135,7 @@ impl fmt::Display for StipulationError {
 
 impl std::error::Error for StipulationError {}
 
-const EXPECTED: &str = "expected one of: clock?, clock=N, clock>=N, clock<=N, claim?, over?, fen, legal?, last N?, proofgame N (the first six may end with 'at move N')";
+const EXPECTED: &str = "expected one of: clock?, clock=N, clock>=N, clock<=N, claim?, over?, fen, legal?, castling?, last N?, proofgame N (the first six may end with 'at move N')";
 
 impl FromStr for Stipulation {
     type Err = StipulationError;
@@ -237,7 +242,7 @@ fn question(input: &str) -> Result<Stipulation, StipulationError> {
             };
             Ok(Stipulation::ClockIs(cmp, number(n, at + 1)?, None))
         }
-        "claim" | "over" | "legal" => {
+        "claim" | "over" | "legal" | "castling" => {
             if rest != "?" {
                 return Err(err(
                     offset + word.len(),
@@ -247,6 +252,7 @@ fn question(input: &str) -> Result<Stipulation, StipulationError> {
             Ok(match word.to_ascii_lowercase().as_str() {
                 "claim" => Stipulation::Claim(None),
                 "over" => Stipulation::Over(None),
+                "castling" => Stipulation::Castling,
                 _ => Stipulation::Legal,
             })
         }
@@ -311,6 +317,7 @@ mod tests {
             ),
             ("fen", Stipulation::Fen),
             ("legal?", Stipulation::Legal),
+            ("castling?", Stipulation::Castling),
             ("last 2?", Stipulation::Last(2)),
             ("proofgame 7", Stipulation::ProofGame(7)),
         ];

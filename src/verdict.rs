@@ -149,7 +149,16 @@ impl Answer {
         let mut notes = reading.notes();
         notes.append(&mut self.notes);
         self.notes = notes;
-        if !reading.settled() {
+        if self.stipulation == Stipulation::Castling {
+            // The reading is the answer: solved once no alternative is left open.
+            self.verdict = if reading.settled() {
+                Verdict::Solved
+            } else {
+                Verdict::Unknown
+            };
+            self.possibly = None;
+            self.necessarily = None;
+        } else if !reading.settled() {
             self.verdict = Verdict::Unknown;
             self.possibly = None;
             self.necessarily = None;
@@ -760,8 +769,12 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
             };
             (verdict_of(p), p, nec)
         }
-        Stipulation::Legal | Stipulation::Last(_) | Stipulation::ProofGame(_) => {
-            // Answered by the legality and retractor modules; the clock gives the basics here.
+        Stipulation::Legal
+        | Stipulation::Castling
+        | Stipulation::Last(_)
+        | Stipulation::ProofGame(_) => {
+            // Answered by the legality, Codex and retractor modules; the clock gives the
+            // basics here.
             let p = match clock.standing {
                 Standing::Illegal(_) | Standing::NoHistory => Some(false),
                 _ => None,

@@ -448,3 +448,36 @@ fn the_moves_to_announce_cover_every_reading_of_the_castling_field() {
     let retro = announce("4k3/8/8/8/8/8/8/R3K2R w ? -", "retro");
     assert!(!retro.iter().any(|m| m.starts_with("O-O")));
 }
+
+#[test]
+fn castling_asks_for_the_largest_sets_of_rights_not_refuted() {
+    let v = json(&solve(&[
+        "4k3/8/8/8/8/8/PPPPPPPP/R3K2R b ? -",
+        "--stip",
+        "castling?",
+        "--json",
+        "--proof-time",
+        "0",
+    ]));
+    assert_eq!(v["verdict"], "solved");
+    assert_eq!(v["castling"]["alternatives"], serde_json::json!(["K", "Q"]));
+    let given = solve(&["4k3/8/8/8/8/8/PPPPPPPP/R3K2R b K -", "--stip", "castling?"]);
+    assert_eq!(given.code, 2);
+    assert!(
+        given
+            .stderr
+            .contains("castling? reads an unknown castling field"),
+        "{}",
+        given.stderr
+    );
+    let open = json(&solve(&[
+        "4k3/8/8/8/8/8/PPPPPPPP/R3K2R b ? -",
+        "--stip",
+        "castling?",
+        "--json",
+        "--max-nodes",
+        "1",
+    ]));
+    assert_eq!(open["verdict"], "unknown");
+    assert_eq!(open["castling"]["alternatives"], Value::Null);
+}

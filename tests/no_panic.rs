@@ -77,12 +77,13 @@ fn question() -> impl Strategy<Value = Stipulation> {
         (1u64..200).prop_map(|n| Some(MoveNumber(n))),
         Just(Some(MoveNumber(MAX_MOVE_NUMBER))),
     ];
-    (0usize..6, 0u64..160, at).prop_map(|(kind, n, at)| match kind {
+    (0usize..7, 0u64..160, at).prop_map(|(kind, n, at)| match kind {
         0 => Stipulation::Clock(at),
         1 => Stipulation::ClockIs(Comparison::Eq, n, at),
         2 => Stipulation::ClockIs(Comparison::Le, n, at),
         3 => Stipulation::Claim(at),
         4 => Stipulation::Over(at),
+        5 => Stipulation::Castling,
         _ => Stipulation::Fen,
     })
 }
@@ -205,6 +206,7 @@ fn stipulation_like() -> impl Strategy<Value = String> {
         Just("over"),
         Just("fen"),
         Just("legal"),
+        Just("castling"),
         Just("last"),
         Just("proofgame"),
         Just("at"),

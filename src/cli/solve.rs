@@ -24,7 +24,7 @@ use super::{Failure, emit, memory_budget, parse_fen, parse_rules, progress_bar, 
 pub struct SolveArgs {
     /// The position: a FEN of 4 to 6 fields, `?` for unknown castling/e.p./clock/fullmove.
     pub fen: String,
-    /// The question: clock?, clock=N, clock>=N, clock<=N, claim?, over?, fen, legal?, last N?,
+    /// The question: clock?, clock=N, clock>=N, clock<=N, claim?, over?, fen, legal?, castling?, last N?,
     /// proofgame N (default: `fen` when the FEN gives a clock, else `clock?`). The clock
     /// questions (clock? included), claim? and over? may end with `at move M`: the position occurs at fullmove
     /// number M of a game from the initial array.
@@ -120,10 +120,11 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
         ..budget(args.max_nodes, args.timeout, args.depth, args.max_depth)?
     };
     let (pool, threads) = thread_pool(args.threads)?;
-    if args.codex
-        && let Some(why) = refusal(&input, stip)
-    {
-        return Err(Failure(format!("--codex {why}")));
+    // `castling?` asks for the Codex reading itself.
+    let codex = args.codex || stip == Stipulation::Castling;
+    if codex && let Some(why) = refusal(&input, stip) {
+        let asker = if args.codex { "--codex" } else { "castling?" };
+        return Err(Failure(format!("{asker} {why}")));
     }
     if let Stipulation::Last(plies) = stip {
         let limits = LastMovesBudget {
@@ -181,7 +182,7 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
             }
         };
         // The Codex reading decides which castling rights the answer covers.
-        let reading = args.codex.then(|| {
+        let reading = codex.then(|| {
             let report_set = |set, p: Progress| {
                 if let Some(bar) = &bar {
                     bar.set_message(format!(
