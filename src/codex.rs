@@ -53,7 +53,8 @@ pub struct CastlingReading {
 }
 
 impl CastlingReading {
-    /// Whether the reading is proven: no alternative was left open by the budget.
+    /// Whether the reading is settled: every larger set is refuted (a proof) and every
+    /// alternative is shown by a line (none was left open by the budget).
     pub fn settled(&self) -> bool {
         self.alternatives.iter().all(|a| {
             self.sets
