@@ -197,6 +197,7 @@ pub fn answer_json(a: &Answer, threads: usize) -> Value {
         v["codex"] = codex_json(r);
         if a.stipulation == Stipulation::Castling {
             v["castling"] = json!({
+                "certified": r.certified(),
                 "alternatives": r.answer().map(|mask| {
                     alternatives_text(mask)
                         .split_whitespace()
@@ -314,15 +315,28 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
             yn(a.necessarily)
         ));
     }
-    if a.stipulation == Stipulation::Castling {
-        out.push_str(&match a.codex.as_ref().and_then(|r| r.answer()) {
+    if a.stipulation == Stipulation::Castling
+        && let Some(reading) = &a.codex
+    {
+        // What the sets held rest on: a proof game, or a line to an origin that passes the
+        // static checks and a retraction chain.
+        let evidence = if reading.certified() {
+            "shown by a proof game"
+        } else {
+            "witnessed by a line to an origin that passes the static checks and a retraction chain, not a proof game"
+        };
+        out.push_str(&match reading.answer() {
             Some(0) => "  no set of castling rights has a legal history\n".to_string(),
+            // Only the empty set: every right is refuted.
+            Some(1) => format!(
+                "  castling rights the position can hold: none (every set with a right is refuted; {evidence})\n"
+            ),
             Some(mask) if mask.count_ones() == 1 => format!(
-                "  castling rights the position can hold: {} (every larger set is refuted)\n",
+                "  castling rights the position can hold: {} (every larger set is refuted; {evidence})\n",
                 alternatives_text(mask)
             ),
             Some(mask) => format!(
-                "  castling rights the position can hold: {}, not together (every larger set is refuted)\n",
+                "  castling rights the position can hold: {}, not together (every larger set is refuted; {evidence})\n",
                 alternatives_text(mask).replace(' ', " or ")
             ),
             None => "  castling rights: open (a set was neither refuted nor shown within the budget)\n"
