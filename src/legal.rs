@@ -116,7 +116,19 @@ pub fn judge(input: &PositionInput, clock: &ClockAnswer, budget: &ProofBudget) -
         }
         Standing::Possible | Standing::Undecided => {}
     }
-    if let Some((moves, san)) = proof_game(&target_of(input), budget) {
+    // Castling rights narrowed to alternatives (the Codex reading): a proof game for any of
+    // them shows the position.
+    let targets: Vec<Target> = match &input.castling_choices {
+        Some(choices) if input.castling == Field::Unknown => choices
+            .iter()
+            .map(|&c| Target {
+                castling: Some(c),
+                ..target_of(input)
+            })
+            .collect(),
+        _ => vec![target_of(input)],
+    };
+    if let Some((moves, san)) = targets.iter().find_map(|t| proof_game(t, budget)) {
         return Legality::Legal { moves, san };
     }
     if clock.standing == Standing::Undecided {
@@ -170,6 +182,7 @@ mod tests {
         clock::{Budget, solve_clock},
         rules::Rules,
     };
+    use shakmaty::Bitboard;
 
     fn judge_fen(fen: &str) -> Legality {
         let input = PositionInput::parse(fen).unwrap();
@@ -196,6 +209,32 @@ mod tests {
         assert!(matches!(
             judge_fen("r3k2r/8/8/8/8/8/8/R3K2R b KQkq -"),
             Legality::Illegal(_)
+        ));
+    }
+
+    #[test]
+    fn narrowed_castling_alternatives_are_each_tried_for_a_proof_game() {
+        let mut input =
+            PositionInput::parse("r1bqkbnr/pppppppp/2n5/8/8/5N2/PPPPPPPP/RNBQKB1R w ? -").unwrap();
+        // Only Black's queen-side right is impossible within a short game; all four are not.
+        input.castling_choices = Some(vec![
+            Bitboard::from_square(shakmaty::Square::A8),
+            Bitboard::CORNERS,
+        ]);
+        let clock = solve_clock(&input, Rules::Fide, &Budget::default(), &|_| {});
+        let budget = ProofBudget {
+            max_plies: 4,
+            ..ProofBudget::default()
+        };
+        match judge(&input, &clock, &budget) {
+            Legality::Legal { san, .. } => assert_eq!(san, ["Nf3", "Nc6"]),
+            other => panic!("expected a proof game, got {other:?}"),
+        }
+        // With the short-game rights left out, the game found is not one of the reading's.
+        input.castling_choices = Some(vec![Bitboard::from_square(shakmaty::Square::A8)]);
+        assert!(!matches!(
+            judge(&input, &clock, &budget),
+            Legality::Legal { .. }
         ));
     }
 
