@@ -18,7 +18,7 @@ use shakmaty::{Bitboard, Square};
 
 use crate::{
     clock::{Budget, ClockAnswer, Progress, Standing, solve_clock},
-    legal::{ProofBudget, certify},
+    legal::{ProofBudget, certify_input},
     position::{Field, PositionInput, castling_string, possible_castling, subsets},
     rules::Rules,
     stipulation::Stipulation,
@@ -167,12 +167,10 @@ fn examine(
         Standing::Undecided => RightsFinding::Open,
         Standing::Possible => {
             let certified = proof.is_some_and(|proof| {
-                clock.shortest.as_ref().is_some_and(|cert| {
-                    fixed.candidates().iter().any(|target| {
-                        crate::verify::replay_line(&cert.start, &cert.moves, target).is_ok()
-                            && certify(cert, target, proof).is_some()
-                    })
-                })
+                clock
+                    .shortest
+                    .as_ref()
+                    .is_some_and(|cert| certify_input(cert, &fixed, proof).is_some())
             });
             RightsFinding::Shown { certified }
         }

@@ -175,6 +175,20 @@ pub fn certify(
     })
 }
 
+/// [`certify`] for a line that ends at one of the positions `input` stands for: the one the
+/// line replays to.
+pub fn certify_input(
+    cert: &Certificate,
+    input: &PositionInput,
+    budget: &ProofBudget,
+) -> Option<CertifiedLine> {
+    let target = input
+        .candidates()
+        .into_iter()
+        .find(|p| verify::replay_line(&cert.start, &cert.moves, p).is_ok())?;
+    certify(cert, &target, budget)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

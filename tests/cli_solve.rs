@@ -481,3 +481,16 @@ fn castling_asks_for_the_largest_sets_of_rights_not_refuted() {
     assert_eq!(open["verdict"], "unknown");
     assert_eq!(open["castling"]["alternatives"], Value::Null);
 }
+
+#[test]
+fn a_reading_backed_by_a_proof_game_says_so() {
+    let v = json(&solve(&[
+        "r1bqkbnr/pppppppp/2n5/8/8/5N2/PPPPPPPP/RNBQKB1R w ? -",
+        "--stip",
+        "castling?",
+        "--json",
+    ]));
+    assert_eq!(v["castling"]["alternatives"], serde_json::json!(["KQkq"]));
+    assert_eq!(v["castling"]["certified"], true);
+    assert_eq!(v["codex"]["sets"][0]["finding"], "proof game");
+}

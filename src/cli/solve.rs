@@ -10,7 +10,7 @@ use retroclock::{
     codex::{narrowed, read_castling, refusal},
     format,
     lastmoves::{LastMovesBudget, last_moves},
-    legal::{ProofBudget, certify, judge, target_of},
+    legal::{ProofBudget, certify_input, judge, target_of},
     position::castling_string,
     proofgame,
     stipulation::{Stipulation, StipulationError},
@@ -214,13 +214,7 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
                 .clone()
                 .or_else(|| answer.clock.shortest.clone());
             if let Some(cert) = line {
-                let target = input
-                    .candidates()
-                    .into_iter()
-                    .find(|p| retroclock::verify::replay_line(&cert.start, &cert.moves, p).is_ok());
-                if let Some(target) = target {
-                    answer.certified = certify(&cert, &target, &proof_budget);
-                }
+                answer.certified = certify_input(&cert, &input, &proof_budget);
             }
         }
         match reading {
