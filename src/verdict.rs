@@ -484,19 +484,8 @@ impl GameClock {
                 ..clock
             },
             // The walks the graph holds need not fit a game of that length: no value is
-            // witnessed, and the graph is not kept to look for any.
-            GameClock::Open => ClockAnswer {
-                min: None,
-                max: MaxClock::Unknown { at_least: None },
-                values: None,
-                values_limit: 0,
-                parities: [false, false],
-                shortest: None,
-                longest: None,
-                graph: None,
-                analysis: None,
-                ..clock
-            },
+            // witnessed, and only what holds for every history stays.
+            GameClock::Open => clock.proven_only(),
         }
     }
 }
@@ -589,16 +578,17 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
         }
         None => Histories::All(&clock),
     };
-    // What the premise makes of the clock values: the game's length, when the clock counts
-    // every ply and such a game is found, and no value when no game of that length exists
-    // (for every question); for `clock?`, also nothing witnessed otherwise.
-    let mut at_move_clock = match &histories {
+    // What the premise makes of the clock values (for every question): the game's length,
+    // when the clock counts every ply and such a game is found; no value when no game of that
+    // length exists; otherwise nothing witnessed, and only what holds for every history.
+    let at_move_clock = match &histories {
         Histories::Game(g) if g.exact() => Some(GameClock::Exact(
             g.plies,
             histories.certificate_for(g.plies, rules),
         )),
         Histories::Game(g) if g.history == Some(false) => Some(GameClock::NoGame),
-        _ => None,
+        Histories::Game(_) => Some(GameClock::Open),
+        Histories::All(_) => None,
     };
     let (verdict, possibly, necessarily) = match stip {
         Stipulation::Clock(_) if let Histories::Game(g) = &histories => {
@@ -606,7 +596,6 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
             let verdict = if g.exact() || g.history == Some(false) {
                 Verdict::Solved
             } else {
-                at_move_clock = Some(GameClock::Open);
                 Verdict::Unknown
             };
             (verdict, None, None)
@@ -787,6 +776,14 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
     let (verdict, possibly, necessarily) = match &histories {
         Histories::Game(g)
             if g.history == Some(false) && !matches!(stip, Stipulation::Clock(_)) =>
+        {
+            (Verdict::No, Some(false), Some(false))
+        }
+        // A claim (or an ended game) that no game of that length allows: no, whether or not
+        // such a game exists (if none does, the answer is no as above).
+        Histories::Game(_)
+            if matches!(stip, Stipulation::Claim(_) | Stipulation::Over(_))
+                && possibly == Some(false) =>
         {
             (Verdict::No, Some(false), Some(false))
         }

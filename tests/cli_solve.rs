@@ -494,3 +494,29 @@ fn a_reading_backed_by_a_proof_game_says_so() {
     assert_eq!(v["castling"]["certified"], true);
     assert_eq!(v["codex"]["sets"][0]["finding"], "proof game");
 }
+
+#[test]
+fn an_undecided_premise_keeps_only_the_proven_bounds_in_every_answer() {
+    // At move 40 the game has lasted 79 plies; whether one of them reaches K+R v K with a long
+    // clock is not decided. The clock over all histories (0 to unbounded) is not shown as the
+    // clock of those games.
+    for stip in [
+        "clock>=50 at move 40",
+        "claim? at move 40",
+        "clock? at move 40",
+    ] {
+        let v = json(&solve(&[KRK, "--stip", stip, "--json"]));
+        // No clock exceeds 79: no claim is possible, whether or not such a game exists.
+        let verdict = if stip.starts_with("claim") {
+            "no"
+        } else {
+            "unknown"
+        };
+        assert_eq!(v["verdict"], verdict, "{stip}");
+        assert_eq!(v["clock"]["min"], Value::Null, "{stip}");
+        assert_eq!(v["clock"]["max"], Value::Null, "{stip}");
+        assert_eq!(v["clock"]["unbounded"], false, "{stip}");
+        assert_eq!(v["clock"]["values"], Value::Null, "{stip}");
+        assert_eq!(v["at_move"]["plies"], 79, "{stip}");
+    }
+}

@@ -174,10 +174,11 @@ impl ClockAnswer {
         None
     }
 
-    /// What stays true of every narrower set of histories: the proven lower bound, a proven
-    /// maximum and, after a complete search, the parities. The witnessed minimum, values,
-    /// lines and standing are dropped (their histories may lie outside the narrower set), and
-    /// with them the analysis that would witness further values.
+    /// What stays true of every narrower set of histories: the proven lower bound and, after a
+    /// complete search, the parities. The witnessed minimum and maximum, values, lines and
+    /// standing are dropped (their histories may lie outside the narrower set), and with them
+    /// the analysis that would witness further values. (A bounded maximum still bounds the
+    /// narrower set, but `max` states the largest value itself, which is no longer known.)
     pub fn proven_only(self) -> ClockAnswer {
         let parities = if self.complete {
             self.parities
@@ -193,10 +194,7 @@ impl ClockAnswer {
                 other => other,
             },
             min: None,
-            max: match self.max {
-                MaxClock::Bounded(m) => MaxClock::Bounded(m),
-                _ => MaxClock::Unknown { at_least: None },
-            },
+            max: MaxClock::Unknown { at_least: None },
             values: None,
             parities,
             shortest: None,
