@@ -142,9 +142,9 @@ impl Answer {
     }
 
     /// The answer under the Codex reading of its castling field (`reading`), which decided the
-    /// histories it covers. A reading left open by the budget decides nothing: the answer
-    /// (found over every set of rights) becomes unknown and keeps only what holds for any
-    /// narrower set of histories.
+    /// histories it covers. A reading left open by the budget decides little: the answer was
+    /// found over every set of rights, and keeps only what holds for any narrower set of
+    /// histories (a proven "no", the proven bounds); the rest becomes unknown.
     pub fn with_codex(mut self, reading: crate::codex::CastlingReading) -> Answer {
         let mut notes = reading.notes();
         notes.append(&mut self.notes);
@@ -159,9 +159,13 @@ impl Answer {
             self.possibly = None;
             self.necessarily = None;
         } else if !reading.settled() {
-            self.verdict = Verdict::Unknown;
-            self.possibly = None;
-            self.necessarily = None;
+            // A proof that no history satisfies the question, found over every set of
+            // rights, holds for the narrower reading too; anything else is open.
+            if self.possibly != Some(false) {
+                self.verdict = Verdict::Unknown;
+                self.possibly = None;
+                self.necessarily = None;
+            }
             self.certificate = None;
             self.certified = None;
             if let Some(claim) = &mut self.claim {

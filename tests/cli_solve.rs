@@ -390,7 +390,7 @@ fn rights_that_exclude_each_other_are_read_as_alternatives() {
 }
 
 #[test]
-fn a_codex_reading_left_open_by_the_budget_decides_nothing() {
+fn a_codex_reading_left_open_by_the_budget_keeps_only_proofs() {
     let v = json(&solve(&[
         FREEZE_UNKNOWN,
         "--stip",
@@ -406,6 +406,17 @@ fn a_codex_reading_left_open_by_the_budget_decides_nothing() {
     assert_eq!(v["possibly"], Value::Null);
     assert_eq!(v["codex"]["settled"], false);
     assert_eq!(v["clock"]["min"], Value::Null);
+    // A proof over every set of rights holds for the reading too: one ply since the initial
+    // array cannot have made ...e6 and Be2.
+    let fen_no = json(&solve(&[
+        &format!("{FREEZE_UNKNOWN} 5 1"),
+        "--codex",
+        "--json",
+        "--max-nodes",
+        "1",
+    ]));
+    assert_eq!(fen_no["verdict"], "no");
+    assert_eq!(fen_no["codex"]["settled"], false);
 }
 
 #[test]
