@@ -270,6 +270,8 @@ struct GameLength<'a> {
     /// every ply and no walk of that length reaches the initial array), `Some(true)` witnessed
     /// (the clock counts every ply and such a walk exists), else unknown.
     history: Option<bool>,
+    /// What the proof-game bounds said of `plies` ([`plies_too_few`]), when they were asked.
+    too_few: Option<Option<String>>,
 }
 
 impl<'a> GameLength<'a> {
@@ -283,10 +285,9 @@ impl<'a> GameLength<'a> {
     }
 
     fn new(clock: &'a ClockAnswer, input: &PositionInput, plies: u64) -> GameLength<'a> {
-        let history = if !clock.has_history()
-            || clock.min_lower_bound > plies
-            || plies_too_few(input, plies).is_some()
-        {
+        let too_few = (clock.has_history() && clock.min_lower_bound <= plies)
+            .then(|| plies_too_few(input, plies));
+        let history = if too_few.as_ref().is_none_or(Option::is_some) {
             Some(false)
         } else if clock.counts_every_ply() {
             clock.value_possible(plies)
@@ -297,6 +298,7 @@ impl<'a> GameLength<'a> {
             clock,
             plies,
             history,
+            too_few,
         }
     }
 
@@ -499,11 +501,14 @@ impl GameClock {
 const FULLMOVE_CHECK_LIMIT: u64 = 10_000;
 
 /// Why the FEN's fullmove number is impossible for its position, if it is (see
-/// [`plies_too_few`]).
-fn fullmove_too_small(input: &PositionInput) -> Option<String> {
+/// [`plies_too_few`]; `game`, when it is about the same number of plies, may have the answer).
+fn fullmove_too_small(input: &PositionInput, game: Option<&GameLength>) -> Option<String> {
     let fullmove = input.fullmove.known()?;
     let plies = MoveNumber(fullmove).plies_before(input.turn);
-    let needed = plies_too_few(input, plies)?;
+    let needed = match game.filter(|g| g.plies == plies).map(|g| &g.too_few) {
+        Some(Some(known)) => known.clone(),
+        _ => plies_too_few(input, plies),
+    }?;
     let counted =
         format!("the fullmove number {fullmove} counts {plies} plies since the initial array");
     Some(format!("{counted}, but {needed}"))
@@ -700,7 +705,7 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
             let (p, nec) = match input.halfmove_clock {
                 // The fullmove number counts the plies since the initial array; a game needs
                 // at least as many as the proof-game bounds say.
-                _ if let Some(note) = fullmove_too_small(input) => {
+                _ if let Some(note) = fullmove_too_small(input, game) => {
                     notes.push(note);
                     (Some(false), Some(false))
                 }
