@@ -219,7 +219,7 @@ pub fn check(entry: &Entry, settings: &Settings) -> Outcome {
         max_bytes: settings.max_bytes,
         ..ProofBudget::default()
     };
-    let reading = if puzzle.codex || puzzle.stipulation == Stipulation::Castling {
+    let reading = if puzzle.codex {
         read_castling(&puzzle.position, puzzle.rules, &budget, None, &|_, _| {})
     } else {
         None

@@ -172,8 +172,8 @@ pub struct Puzzle {
     pub rules: Rules,
     /// The stated answer, if given.
     pub solution: Option<Solution>,
-    /// Whether the unknown castling field is read by the Codex (`castling "codex"`, see
-    /// [`crate::codex`]) rather than left open.
+    /// Whether the unknown castling field is read by the Codex (`castling "codex"`, or the
+    /// question `castling?`; see [`crate::codex`]) rather than left open.
     pub codex: bool,
     /// The `c0`… comments or any other operations, kept as text.
     pub other: Vec<(String, String)>,
@@ -333,13 +333,15 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
         Some(s) => Some(Solution::parse(&s, stipulation).map_err(|m| err(format!("sol: {m}")))?),
         None => None,
     };
+    // `castling?` asks for the Codex reading itself.
+    let asker = if codex {
+        "castling \"codex\""
+    } else {
+        "castling?"
+    };
+    let codex = codex || stipulation == Stipulation::Castling;
     if codex && let Some(why) = crate::codex::refusal(&position, stipulation) {
-        return Err(err(format!("castling \"codex\" {why}")));
-    }
-    if stipulation == Stipulation::Castling
-        && let Some(why) = crate::codex::refusal(&position, stipulation)
-    {
-        return Err(err(format!("castling? {why}")));
+        return Err(err(format!("{asker} {why}")));
     }
     Ok(Puzzle {
         line,
