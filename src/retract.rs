@@ -596,6 +596,17 @@ impl<'a> Generator<'a> {
         let no_ep_candidates =
             self.their_fourth.is_empty() || ep_candidates(&board, self.us, occupied).is_empty();
         let their_fourth_rank = self.pos.turn.fold_wb(Rank::Fourth, Rank::Fifth);
+        // Whether the unit put back on `to` checks our king, by role (as `UNCAPTURE_ROLES`).
+        let on_line = |slider: Bitboard| slider.contains(our_king);
+        let diagonal = on_line(attacks::bishop_attacks(to, occupied));
+        let straight = on_line(attacks::rook_attacks(to, occupied));
+        let gives_check = [
+            attacks::pawn_attacks(!self.us, to).contains(our_king),
+            attacks::knight_attacks(to).contains(our_king),
+            diagonal,
+            straight,
+            diagonal || straight,
+        ];
         for (i, &cap) in UNCAPTURE_ROLES.iter().enumerate() {
             if !roles[i] || f.stopped || (cap == Role::Pawn && Bitboard::BACKRANKS.contains(to)) {
                 continue;
@@ -604,7 +615,7 @@ impl<'a> Generator<'a> {
             let mut pred = board.clone();
             pred.set_piece_at(to, unit);
             let mut checkers = other_checkers;
-            if attacks::attacks(to, unit, occupied).contains(our_king) {
+            if gives_check[i] {
                 checkers.add(to);
             }
             if !checks_possible(&pred, our_king, checkers, None, !self.us)
@@ -771,6 +782,7 @@ impl<'a> Generator<'a> {
     /// Emits the valid predecessor `base` (our side to move, no e.p. square) once per subset of
     /// `optional` rights added to its own, and once more per square of `eps` (the e.p. squares
     /// it may carry, [`ep_squares`]).
+    #[inline(always)]
     fn push_variants(
         &self,
         base: Position,
@@ -1068,6 +1080,7 @@ fn attackers(board: &Board, sq: Square, attacker: Color, occupied: Bitboard) -> 
 /// never aligned with the king, at most one stepper; with an e.p. square, the check must come
 /// from the pawn that just double-stepped or be uncovered by it. `mover` is the side that made
 /// the last move (the checking side).
+#[inline]
 fn checks_possible(
     board: &Board,
     king: Square,
@@ -1075,9 +1088,18 @@ fn checks_possible(
     ep_square: Option<Square>,
     mover: Color,
 ) -> bool {
-    if checkers.is_empty() {
-        return true;
-    }
+    checkers.is_empty() || checks_stand(board, king, checkers, ep_square, mover)
+}
+
+/// [`checks_possible`] when there is a checker.
+#[inline(never)]
+fn checks_stand(
+    board: &Board,
+    king: Square,
+    checkers: Bitboard,
+    ep_square: Option<Square>,
+    mover: Color,
+) -> bool {
     if (checkers & board.steppers()).more_than_one() {
         return false;
     }
@@ -1161,14 +1183,21 @@ fn ep_variants(pos: &Position) -> Vec<Square> {
 
 /// The e.p. squares the position (`board`, `turn` to move) may carry (see [`ep_variants`]),
 /// as a set: nothing is allocated.
+#[inline]
 fn ep_squares(board: &Board, turn: Color) -> Bitboard {
+    let candidates = ep_candidates(board, turn, board.occupied());
+    if candidates.is_empty() {
+        return Bitboard::EMPTY;
+    }
+    ep_squares_of(board, turn, candidates)
+}
+
+/// [`ep_squares`] for the pawns `candidates` ([`ep_candidates`]).
+#[inline(never)]
+fn ep_squares_of(board: &Board, turn: Color, candidates: Bitboard) -> Bitboard {
     let mover = !turn; // made the double step
     let their_pawns = board.pawns() & board.by_color(turn);
-    let candidates = ep_candidates(board, turn, board.occupied());
     let mut out = Bitboard::EMPTY;
-    if candidates.is_empty() {
-        return out;
-    }
     let fwd = mover.fold_wb(8, -8);
     for pawn in candidates {
         let (Some(ep), Some(origin)) = (pawn.offset(-fwd), pawn.offset(-2 * fwd)) else {
@@ -1187,6 +1216,7 @@ fn ep_squares(board: &Board, turn: Color) -> Bitboard {
 /// The pawns of the side not to move (`!turn`) that may just have double-stepped and stand
 /// beside a pawn of `turn`: on their fourth rank, both squares behind them empty in `occupied`.
 /// Found on bitboards; most positions have none, and then no e.p. square.
+#[inline]
 fn ep_candidates(board: &Board, turn: Color, occupied: Bitboard) -> Bitboard {
     let mover = !turn;
     let takers = board.pawns() & board.by_color(turn);
