@@ -4,8 +4,8 @@
 use std::fmt;
 
 use shakmaty::{
-    Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Position as _, Rank,
-    Role, Setup, Square,
+    Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Piece, Position as _,
+    Rank, Role, Setup, Square,
     zobrist::{Zobrist64, ZobristValue},
 };
 
@@ -96,27 +96,68 @@ impl Position {
 
     /// A 64-bit Zobrist key of the four FEN fields.
     pub fn zobrist(&self) -> u64 {
-        let mut key = Zobrist64::default();
-        for (sq, piece) in &self.board {
-            key ^= Zobrist64::zobrist_for_piece(sq, piece);
-        }
-        if self.turn == Color::White {
-            key ^= Zobrist64::zobrist_for_white_turn();
-        }
-        for rook in self.castling {
-            key ^= castling_key(rook);
-        }
-        if let Some(ep) = self.ep_square {
-            key ^= Zobrist64::zobrist_for_en_passant_file(ep.file());
-        }
-        key.0
+        self.key::<Zobrist64>().0
     }
 
     /// The Zobrist key of this position (as [`Position::zobrist`]), from the key of `other`:
     /// only the squares, rights and e.p. square that differ are hashed, which makes it cheap for
     /// a predecessor one move away.
     pub fn zobrist_from(&self, other: &Position, other_key: u64) -> u64 {
-        let mut key = Zobrist64(other_key);
+        self.key_from(other, Zobrist64(other_key)).0
+    }
+
+    /// As [`Position::zobrist_from`] when this position is `other` with one unit of `role`, of
+    /// the side to move here, moved from `now` (its square in `other`) back to `before`.
+    pub fn zobrist_from_quiet(
+        &self,
+        other: &Position,
+        other_key: u64,
+        role: Role,
+        before: Square,
+        now: Square,
+    ) -> u64 {
+        self.key_from_quiet(other, Zobrist64(other_key), role, before, now)
+            .0
+    }
+
+    /// A 32-bit check of the four FEN fields, independent of [`Position::zobrist`]: a Zobrist
+    /// key of its own, from random words drawn apart from the Zobrist key's. The search tells
+    /// positions apart by both, so that merging two different positions needs a 96-bit
+    /// collision.
+    pub fn check_hash(&self) -> u32 {
+        self.key::<CheckKey>().0
+    }
+
+    /// [`Position::check_hash`] from the check of `other`, as [`Position::zobrist_from`].
+    pub fn check_hash_from(&self, other: &Position, other_check: u32) -> u32 {
+        self.key_from(other, CheckKey(other_check)).0
+    }
+
+    /// [`Position::check_hash`] from the check of `other`, as [`Position::zobrist_from_quiet`].
+    pub fn check_hash_from_quiet(
+        &self,
+        other: &Position,
+        other_check: u32,
+        role: Role,
+        before: Square,
+        now: Square,
+    ) -> u32 {
+        self.key_from_quiet(other, CheckKey(other_check), role, before, now)
+            .0
+    }
+
+    /// The key `K` of the four FEN fields.
+    fn key<K: FieldKey>(&self) -> K {
+        let mut key = K::default();
+        for (sq, piece) in &self.board {
+            key ^= K::piece(sq, piece);
+        }
+        key ^ self.fields_key::<K>()
+    }
+
+    /// The key `K` of this position from `other`'s, hashing only the squares that differ.
+    fn key_from<K: FieldKey>(&self, other: &Position, other_key: K) -> K {
+        let mut key = other_key;
         let (a, b) = (&self.board, &other.board);
         let changed = (a.white() ^ b.white())
             | (a.black() ^ b.black())
@@ -128,72 +169,46 @@ impl Position {
             | (a.kings() ^ b.kings());
         for sq in changed {
             if let Some(piece) = b.piece_at(sq) {
-                key ^= Zobrist64::zobrist_for_piece(sq, piece);
+                key ^= K::piece(sq, piece);
             }
             if let Some(piece) = a.piece_at(sq) {
-                key ^= Zobrist64::zobrist_for_piece(sq, piece);
+                key ^= K::piece(sq, piece);
             }
         }
-        (key ^ self.fields_delta(other)).0
+        key ^ self.fields_key::<K>() ^ other.fields_key::<K>()
     }
 
-    /// As [`Position::zobrist_from`] when this position is `other` with one unit of `role`, of
-    /// the side to move here, moved from `now` (its square in `other`) back to `before`.
-    pub fn zobrist_from_quiet(
+    /// The key `K` of this position from `other`'s, when it is `other` with one unit of `role`
+    /// (of the side to move here) moved from `now` back to `before`.
+    fn key_from_quiet<K: FieldKey>(
         &self,
         other: &Position,
-        other_key: u64,
-        role: shakmaty::Role,
+        other_key: K,
+        role: Role,
         before: Square,
         now: Square,
-    ) -> u64 {
+    ) -> K {
         let piece = role.of(self.turn);
-        let key = Zobrist64(other_key)
-            ^ Zobrist64::zobrist_for_piece(now, piece)
-            ^ Zobrist64::zobrist_for_piece(before, piece);
-        (key ^ self.fields_delta(other)).0
+        other_key
+            ^ K::piece(now, piece)
+            ^ K::piece(before, piece)
+            ^ self.fields_key::<K>()
+            ^ other.fields_key::<K>()
     }
 
-    /// The Zobrist difference between this position's fields 2–4 (side to move, castling, e.p.)
-    /// and `other`'s.
-    fn fields_delta(&self, other: &Position) -> Zobrist64 {
-        let mut key = Zobrist64::default();
-        if self.turn != other.turn {
-            key ^= Zobrist64::zobrist_for_white_turn();
+    /// The key `K` of fields 2–4 (side to move, castling, e.p.).
+    fn fields_key<K: FieldKey>(&self) -> K {
+        let mut key = K::default();
+        if self.turn == Color::White {
+            key ^= K::white_turn();
         }
-        for rook in self.castling ^ other.castling {
-            key ^= castling_key(rook);
+        for rook in self.castling {
+            key ^= K::castling(rook);
         }
-        if self.ep_square != other.ep_square {
-            for ep in [self.ep_square, other.ep_square].into_iter().flatten() {
-                key ^= Zobrist64::zobrist_for_en_passant_file(ep.file());
-            }
+        if let Some(ep) = self.ep_square {
+            key ^= K::ep(ep);
         }
         key
-    }
-
-    /// A 32-bit check of the four FEN fields, independent of [`Position::zobrist`] (a
-    /// multiply-and-fold hash of the bitboards): the search tells positions apart by both, so
-    /// that merging two different positions needs a 96-bit collision.
-    pub fn check_hash(&self) -> u32 {
-        let b = &self.board;
-        let mut h: u64 = 0x9E37_79B9_7F4A_7C15;
-        for word in [
-            b.white().0,
-            b.pawns().0,
-            b.knights().0,
-            b.bishops().0,
-            b.rooks().0,
-            b.queens().0,
-            b.kings().0,
-            self.castling.0,
-            u64::from(self.turn == Color::White)
-                | (self.ep_square.map_or(0, |sq| u64::from(sq) + 1) << 1),
-        ] {
-            h = (h ^ word).wrapping_mul(0xFF51_AFD7_ED55_8CCD);
-            h ^= h >> 33;
-        }
-        (h >> 32) as u32
     }
 
     /// The square of `color`'s king, if there is exactly one.
@@ -207,19 +222,99 @@ impl Position {
     }
 }
 
-/// The Zobrist key of the castling right of the rook on `rook` (a corner square).
-fn castling_key(rook: Square) -> Zobrist64 {
-    let color = if rook.rank() == Rank::First {
-        Color::White
-    } else {
-        Color::Black
-    };
-    let side = if rook.file() == shakmaty::File::A {
-        shakmaty::CastlingSide::QueenSide
-    } else {
-        shakmaty::CastlingSide::KingSide
-    };
-    Zobrist64::zobrist_for_castling_right(color, side)
+/// A key built by xor from one word per feature of a position: a unit on a square, White to
+/// move, a castling right, an e.p. square. Changing a feature flips its word, so a key follows
+/// a move cheaply.
+trait FieldKey: Default + Copy + std::ops::BitXor<Output = Self> + std::ops::BitXorAssign {
+    fn piece(sq: Square, piece: Piece) -> Self;
+    fn white_turn() -> Self;
+    /// The right of the rook on `rook` (a corner square).
+    fn castling(rook: Square) -> Self;
+    fn ep(ep: Square) -> Self;
+}
+
+impl FieldKey for Zobrist64 {
+    fn piece(sq: Square, piece: Piece) -> Self {
+        Zobrist64::zobrist_for_piece(sq, piece)
+    }
+
+    fn white_turn() -> Self {
+        Zobrist64::zobrist_for_white_turn()
+    }
+
+    fn castling(rook: Square) -> Self {
+        let color = if rook.rank() == Rank::First {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let side = if rook.file() == shakmaty::File::A {
+            shakmaty::CastlingSide::QueenSide
+        } else {
+            shakmaty::CastlingSide::KingSide
+        };
+        Zobrist64::zobrist_for_castling_right(color, side)
+    }
+
+    fn ep(ep: Square) -> Self {
+        Zobrist64::zobrist_for_en_passant_file(ep.file())
+    }
+}
+
+/// The key of [`Position::check_hash`].
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+struct CheckKey(u32);
+
+impl std::ops::BitXor for CheckKey {
+    type Output = CheckKey;
+    fn bitxor(self, other: CheckKey) -> CheckKey {
+        CheckKey(self.0 ^ other.0)
+    }
+}
+
+impl std::ops::BitXorAssign for CheckKey {
+    fn bitxor_assign(&mut self, other: CheckKey) {
+        self.0 ^= other.0;
+    }
+}
+
+/// The words of [`CheckKey`]: 12 × 64 for the units (by colour, role and square), then 64 for
+/// castling rights and 64 for e.p. squares (by square), then one for White to move. Drawn
+/// with SplitMix64 from a seed of this crate's own, so they are independent of shakmaty's
+/// Zobrist words.
+const CHECK_WORDS: [u32; 12 * 64 + 64 + 64 + 1] = {
+    let mut words = [0u32; 12 * 64 + 64 + 64 + 1];
+    let mut state: u64 = 0x7265_7472_6f63_6c6b; // "retroclk"
+    let mut i = 0;
+    while i < words.len() {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        words[i] = (z >> 32) as u32;
+        i += 1;
+    }
+    words
+};
+
+impl FieldKey for CheckKey {
+    fn piece(sq: Square, piece: Piece) -> Self {
+        let unit = usize::from(piece.color.is_white()) * 6 + (piece.role as usize - 1);
+        CheckKey(CHECK_WORDS[unit * 64 + usize::from(sq)])
+    }
+
+    fn white_turn() -> Self {
+        CheckKey(CHECK_WORDS[12 * 64 + 128])
+    }
+
+    fn castling(rook: Square) -> Self {
+        CheckKey(CHECK_WORDS[12 * 64 + usize::from(rook)])
+    }
+
+    fn ep(ep: Square) -> Self {
+        CheckKey(CHECK_WORDS[12 * 64 + 64 + usize::from(ep)])
+    }
 }
 
 /// Writes castling rights in FEN letters (`KQkq` or `-`).
@@ -667,7 +762,7 @@ mod tests {
     }
 
     #[test]
-    fn incremental_zobrist_keys_equal_full_ones() {
+    fn incremental_keys_and_checks_equal_full_ones() {
         use crate::retract::retractions;
         let fens = [
             "r3k2r/pppq1ppp/2n2n2/3pp3/1b1PP1b1/2N2N2/PPPQ1PPP/R3K2R w KQkq -",
@@ -679,15 +774,18 @@ mod tests {
         let mut checked = 0;
         for fen in fens {
             for pos in PositionInput::parse(fen).unwrap().candidates() {
-                let key = pos.zobrist();
+                let (key, check) = (pos.zobrist(), pos.check_hash());
                 for r in retractions(&pos) {
                     let want = r.predecessor.zobrist();
+                    let want_check = r.predecessor.check_hash();
                     assert_eq!(
                         r.predecessor.zobrist_from(&pos, key),
                         want,
                         "{fen} {}",
                         r.uci()
                     );
+                    let check_from = r.predecessor.check_hash_from(&pos, check);
+                    assert_eq!(check_from, want_check, "{fen} {}", r.uci());
                     if let shakmaty::Move::Normal {
                         role,
                         from,
@@ -698,12 +796,23 @@ mod tests {
                     {
                         let quiet = r.predecessor.zobrist_from_quiet(&pos, key, role, from, to);
                         assert_eq!(quiet, want, "{fen} {}", r.uci());
+                        let quiet = r
+                            .predecessor
+                            .check_hash_from_quiet(&pos, check, role, from, to);
+                        assert_eq!(quiet, want_check, "{fen} {}", r.uci());
                     }
                     checked += 1;
                 }
             }
         }
         assert!(checked > 100, "only {checked} retractions checked");
+    }
+
+    #[test]
+    fn check_words_are_distinct() {
+        let words: std::collections::HashSet<u32> = CHECK_WORDS.iter().copied().collect();
+        assert_eq!(words.len(), CHECK_WORDS.len());
+        assert!(!words.contains(&0));
     }
 
     #[test]

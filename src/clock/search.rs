@@ -441,8 +441,8 @@ const PART: usize = 32;
 /// Queued positions expanded together, while the chunk before them is placed.
 const BATCH: usize = 4096;
 
-/// A position stored but not yet expanded: its index, its key and the position.
-type Queued = (u32, u64, Position);
+/// A position stored but not yet expanded: its index, its identity and the position.
+type Queued = (u32, PositionId, Position);
 
 /// Expands `run` (queued positions): their reversible retractions, and whether each is an
 /// origin. Nothing stored is read, so this runs while the chunk before is being placed.
@@ -453,10 +453,12 @@ fn expand_part(run: &[Queued], convention: Convention, budget: &Budget) -> Part 
         counts: Vec::with_capacity(run.len()),
         targets: Vec::with_capacity(run.len() * 16),
     };
-    for (_, key, pos) in run {
+    for (_, id, pos) in run {
+        let (key, check) = (id.key, id.check);
         let before = part.targets.len();
         visit_retractions_material_checked(pos, Filter::Reversible(convention), |r| {
-            let child_key = match r.mv {
+            let pred = &r.predecessor;
+            let id = match r.mv {
                 // A quiet move: only the moving piece, the side to move, and maybe rights and
                 // the e.p. square change.
                 shakmaty::Move::Normal {
@@ -465,11 +467,16 @@ fn expand_part(run: &[Queued], convention: Convention, budget: &Budget) -> Part 
                     to,
                     capture: None,
                     promotion: None,
-                } => r.predecessor.zobrist_from_quiet(pos, *key, role, from, to),
-                _ => r.predecessor.zobrist_from(pos, *key),
+                } => PositionId::new(
+                    pred.zobrist_from_quiet(pos, key, role, from, to),
+                    pred.check_hash_from_quiet(pos, check, role, from, to),
+                ),
+                _ => PositionId::new(
+                    pred.zobrist_from(pos, key),
+                    pred.check_hash_from(pos, check),
+                ),
             };
-            debug_assert_eq!(child_key, r.predecessor.zobrist());
-            let id = PositionId::new(child_key, r.predecessor.check_hash());
+            debug_assert_eq!(id, PositionId::of(pred));
             part.targets.push((id, r.predecessor));
             true
         });
@@ -527,7 +534,7 @@ fn place(
                             graph.level_start.push(new);
                         }
                         graph.ids.push(id);
-                        queue.push_back((new, id.key(), pos.clone()));
+                        queue.push_back((new, id, pos.clone()));
                         new
                     }
                 };
@@ -561,7 +568,7 @@ pub fn explore(
             continue;
         }
         graph.ids.push(PositionId::new(key, check));
-        queue.push_back((i, key, root));
+        queue.push_back((i, PositionId::new(key, check), root));
     }
     // The expanded chunk waiting to be placed.
     let mut pending: Option<Vec<Part>> = None;
