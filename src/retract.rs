@@ -104,6 +104,84 @@ impl Retraction {
     pub fn uci(&self) -> String {
         UciMove::from_move(self.mv, CastlingMode::Standard).to_string()
     }
+
+    /// The retraction in a few bytes, when it is a quiet piece move or castling (the
+    /// reversible kinds): its predecessor is then the position it was taken back from with one
+    /// or two units moved back, and fields 2–4 of its own (see [`Step::predecessor`]).
+    pub fn step(&self) -> Option<Step> {
+        let quiet = matches!(
+            self.mv,
+            Move::Normal {
+                role,
+                capture: None,
+                promotion: None,
+                ..
+            } if role != Role::Pawn
+        );
+        (quiet || matches!(self.mv, Move::Castle { .. })).then(|| Step {
+            mv: self.mv,
+            rights: CORNERS
+                .iter()
+                .enumerate()
+                .filter(|&(_, &corner)| self.predecessor.castling.contains(corner))
+                .fold(0, |bits, (i, _)| bits | 1 << i),
+            ep_square: self.predecessor.ep_square,
+        })
+    }
+}
+
+/// The squares on which a castling right can stand, in the bit order of [`Step`]'s rights.
+const CORNERS: [Square; 4] = [Square::A1, Square::H1, Square::A8, Square::H8];
+
+/// A quiet piece move or castling taken back, stored in a few bytes instead of its
+/// predecessor ([`Retraction::step`]): a search keeps one per edge and builds the predecessor
+/// only for the positions it has not met yet.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Step {
+    /// The forward move, as played from the predecessor.
+    mv: Move,
+    /// The predecessor's castling rights, one bit per square of `CORNERS`.
+    rights: u8,
+    /// The predecessor's e.p. square.
+    ep_square: Option<Square>,
+}
+
+impl Step {
+    /// The predecessor of this step taken back from `pos` (the position it came from).
+    pub fn predecessor(&self, pos: &Position) -> Position {
+        let mover = !pos.turn;
+        let mut board = pos.board.clone();
+        match self.mv {
+            Move::Castle { king, rook } => {
+                let (king_to, rook_to) = if rook.file() > king.file() {
+                    (shakmaty::File::G, shakmaty::File::F)
+                } else {
+                    (shakmaty::File::C, shakmaty::File::D)
+                };
+                board.discard_piece_at(Square::from_coords(king_to, king.rank()));
+                board.discard_piece_at(Square::from_coords(rook_to, rook.rank()));
+                board.set_piece_at(king, Role::King.of(mover));
+                board.set_piece_at(rook, Role::Rook.of(mover));
+            }
+            mv => {
+                board.discard_piece_at(mv.to());
+                if let Some(from) = mv.from() {
+                    board.set_piece_at(from, mv.role().of(mover));
+                }
+            }
+        }
+        Position {
+            board,
+            turn: mover,
+            castling: CORNERS
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| self.rights & 1 << i != 0)
+                .map(|(_, &corner)| corner)
+                .collect(),
+            ep_square: self.ep_square,
+        }
+    }
 }
 
 /// Every legal retraction from `pos`, in a fixed order.
@@ -1264,4 +1342,49 @@ fn ep_capture_legal(
 #[allow(dead_code)]
 fn piece(role: Role, color: Color) -> Piece {
     role.of(color)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::position::PositionInput;
+
+    #[test]
+    fn steps_rebuild_their_predecessors() {
+        let fens = [
+            // Both sides castled short: Black's castling is taken back, with or without a8.
+            "r4rk1/pppppppp/8/8/8/8/PPPPPPPP/R4RK1 w - -",
+            // Queen's side, and rook moves that may have removed a right.
+            "2kr3r/8/8/8/8/8/8/R3K2R w KQ -",
+            // A black pawn on its fourth rank beside a white one: e.p. variants.
+            "4k3/8/8/3pP3/8/8/8/R3K1NR b KQ -",
+            "8/5k2/8/8/8/2K5/8/7R b - -",
+        ];
+        let (mut steps, mut castles, mut with_ep, mut with_rights) = (0, 0, 0, 0);
+        for fen in fens {
+            for pos in PositionInput::parse(fen).unwrap().candidates() {
+                for r in retractions(&pos) {
+                    let Some(step) = r.step() else {
+                        assert!(
+                            !matches!(r.kind, RetractionKind::Quiet),
+                            "{fen} {}",
+                            r.uci()
+                        );
+                        continue;
+                    };
+                    assert_eq!(step.predecessor(&pos), r.predecessor, "{fen} {}", r.uci());
+                    steps += 1;
+                    castles += usize::from(matches!(r.mv, Move::Castle { .. }));
+                    with_ep += usize::from(r.predecessor.ep_square.is_some());
+                    with_rights += usize::from(r.predecessor.castling.any());
+                }
+            }
+        }
+        assert!(steps > 50, "{steps} steps");
+        assert!(castles >= 2, "{castles} castlings");
+        assert!(
+            with_ep > 0 && with_rights > 0,
+            "{with_ep} e.p., {with_rights} rights"
+        );
+    }
 }

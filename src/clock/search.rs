@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use crate::{
     position::Position,
-    retract::{Filter, visit_retractions_material_checked},
+    retract::{Filter, Step, visit_retractions_material_checked},
     rules::Convention,
 };
 
@@ -422,8 +422,9 @@ struct Part {
     origins: Vec<bool>,
     /// How many reversible retractions each position has.
     counts: Vec<u32>,
-    /// Each retraction's target: its identity and the position itself, in order.
-    targets: Vec<(PositionId, Position)>,
+    /// Each retraction's target: its identity and the step to it from its position, in
+    /// order (the predecessor is built only when it is new).
+    targets: Vec<(PositionId, Step)>,
 }
 
 impl Part {
@@ -431,7 +432,7 @@ impl Part {
     fn bytes(&self) -> usize {
         self.origins.capacity()
             + self.counts.capacity() * 4
-            + self.targets.capacity() * std::mem::size_of::<(PositionId, Position)>()
+            + self.targets.capacity() * std::mem::size_of::<(PositionId, Step)>()
     }
 }
 
@@ -477,7 +478,9 @@ fn expand_part(run: &[Queued], convention: Convention, budget: &Budget) -> Part 
                 ),
             };
             debug_assert_eq!(id, PositionId::of(pred));
-            part.targets.push((id, r.predecessor));
+            let step = r.step().expect("reversible retractions are steps");
+            debug_assert_eq!(&step.predecessor(pos), pred);
+            part.targets.push((id, step));
             true
         });
         part.counts.push((part.targets.len() - before) as u32);
@@ -498,6 +501,7 @@ pub fn is_origin(pos: &Position, convention: Convention, budget: &Budget) -> boo
 /// each target not stored yet as a new position (numbered in order, at the distance one more
 /// than its first parent's, and queued).
 fn place(
+    chunk: &[Queued],
     parts: Vec<Part>,
     graph: &mut Graph,
     index: &mut KeyIndex,
@@ -507,6 +511,8 @@ fn place(
     /// placed (the table is large and probed at random).
     const AHEAD: usize = 8;
     let (mut flat, mut counts) = (Vec::new(), Vec::new());
+    // The parts expanded the chunk's positions, in order.
+    let mut expanded = chunk.iter();
     for part in parts {
         debug_assert_eq!(
             part.first as usize,
@@ -516,7 +522,9 @@ fn place(
         let targets = &part.targets;
         let mut t = 0;
         for (origin, count) in part.origins.into_iter().zip(part.counts) {
-            let parent = graph.origin.len();
+            let (parent, _, parent_pos) = expanded.next().expect("a part per queued run");
+            let parent = *parent as usize;
+            debug_assert_eq!(parent, graph.origin.len(), "positions come in order");
             let child_level = graph.dist(parent) + 1;
             graph.origin.push(origin);
             counts.push(count);
@@ -524,7 +532,7 @@ fn place(
                 if let Some((ahead, _)) = targets.get(t + AHEAD) {
                     index.prefetch(ahead.key());
                 }
-                let (id, ref pos) = targets[t];
+                let (id, step) = targets[t];
                 t += 1;
                 let new = graph.ids.len() as u32;
                 let j = match index.get_or_insert(id.key(), id.check, new, &graph.ids) {
@@ -534,7 +542,7 @@ fn place(
                             graph.level_start.push(new);
                         }
                         graph.ids.push(id);
-                        queue.push_back((new, id, pos.clone()));
+                        queue.push_back((new, id, step.predecessor(parent_pos)));
                         new
                     }
                 };
@@ -571,7 +579,8 @@ pub fn explore(
         queue.push_back((i, PositionId::new(key, check), root));
     }
     // The expanded chunk waiting to be placed.
-    let mut pending: Option<Vec<Part>> = None;
+    // The last chunk expanded, with what expanding it found, waiting to be placed.
+    let mut pending: Option<(Vec<Queued>, Vec<Part>)> = None;
     loop {
         if queue.is_empty() && pending.is_none() {
             break;
@@ -583,7 +592,10 @@ pub fn explore(
         } else {
             // Positions waiting to be expanded, and the targets waiting to be placed.
             let waiting = queue.capacity() * std::mem::size_of::<Queued>()
-                + pending.iter().flatten().map(Part::bytes).sum::<usize>();
+                + pending.as_ref().map_or(0, |(chunk, parts)| {
+                    chunk.capacity() * std::mem::size_of::<Queued>()
+                        + parts.iter().map(Part::bytes).sum::<usize>()
+                });
             budget
                 .max_bytes
                 .is_some_and(|max| (graph.held_bytes() + index.bytes() + waiting) as u64 >= max)
@@ -603,12 +615,12 @@ pub fn explore(
                     .collect::<Vec<Part>>()
             },
             || {
-                if let Some(parts) = pending.take() {
-                    place(parts, &mut graph, &mut index, &mut queue);
+                if let Some((chunk, parts)) = pending.take() {
+                    place(&chunk, parts, &mut graph, &mut index, &mut queue);
                 }
             },
         );
-        pending = (!chunk.is_empty()).then_some(parts);
+        pending = (!chunk.is_empty()).then_some((chunk, parts));
         progress(Progress {
             nodes: graph.ids.len() as u64,
             level: graph.dist(graph.expanded().saturating_sub(1)),
