@@ -196,7 +196,7 @@ pub fn retractions(pos: &Position) -> Vec<Retraction> {
 /// Calls `f` with every legal retraction from `pos` (see [`retractions`]).
 pub fn for_each_retraction(pos: &Position, mut f: impl FnMut(Retraction)) {
     visit_retractions(pos, Filter::All, |r| {
-        f(r);
+        f(r.clone());
         true
     });
 }
@@ -233,7 +233,7 @@ impl Filter {
 pub fn visit_retractions(
     pos: &Position,
     filter: Filter,
-    f: impl FnMut(Retraction) -> bool,
+    f: impl FnMut(&Retraction) -> bool,
 ) -> bool {
     visit(pos, filter, true, f)
 }
@@ -244,7 +244,7 @@ pub fn visit_retractions(
 pub(crate) fn visit_retractions_material_checked(
     pos: &Position,
     filter: Filter,
-    f: impl FnMut(Retraction) -> bool,
+    f: impl FnMut(&Retraction) -> bool,
 ) -> bool {
     visit(pos, filter, false, f)
 }
@@ -253,7 +253,7 @@ fn visit(
     pos: &Position,
     filter: Filter,
     check_material: bool,
-    mut f: impl FnMut(Retraction) -> bool,
+    mut f: impl FnMut(&Retraction) -> bool,
 ) -> bool {
     let Some(generator) = Generator::new(pos, filter, check_material) else {
         return true;
@@ -272,9 +272,9 @@ struct Sink<F> {
     stopped: bool,
 }
 
-impl<F: FnMut(Retraction) -> bool> Sink<F> {
+impl<F: FnMut(&Retraction) -> bool> Sink<F> {
     fn push(&mut self, r: Retraction) {
-        if !self.stopped && !(self.f)(r) {
+        if !self.stopped && !(self.f)(&r) {
             self.stopped = true;
         }
     }
@@ -399,7 +399,7 @@ impl<'a> Generator<'a> {
         })
     }
 
-    fn run(&self, f: &mut Sink<impl FnMut(Retraction) -> bool>) {
+    fn run(&self, f: &mut Sink<impl FnMut(&Retraction) -> bool>) {
         let board = &self.pos.board;
         let (quiet, zeroing) = (self.filter.quiet(), self.filter.zeroing());
         if let Some(ep) = self.pos.ep_square {
@@ -481,7 +481,7 @@ impl<'a> Generator<'a> {
         to: Square,
         empty: Bitboard,
         allowance: &Allowance,
-        f: &mut Sink<impl FnMut(Retraction) -> bool>,
+        f: &mut Sink<impl FnMut(&Retraction) -> bool>,
     ) {
         let fwd = self.forward();
         let Some(behind) = to.offset(-fwd) else {
@@ -538,7 +538,7 @@ impl<'a> Generator<'a> {
         from: Square,
         to: Square,
         empty: Bitboard,
-        f: &mut Sink<impl FnMut(Retraction) -> bool>,
+        f: &mut Sink<impl FnMut(&Retraction) -> bool>,
     ) {
         let fwd = self.forward();
         let (Some(captured_sq), Some(their_origin)) = (to.offset(-fwd), to.offset(fwd)) else {
@@ -572,7 +572,7 @@ impl<'a> Generator<'a> {
         to: Square,
         empty: Bitboard,
         allowance: &Allowance,
-        f: &mut Sink<impl FnMut(Retraction) -> bool>,
+        f: &mut Sink<impl FnMut(&Retraction) -> bool>,
     ) {
         if (self.pos.board.pawns() & self.pos.board.by_color(self.us)).count() >= 8 {
             return;
@@ -616,7 +616,7 @@ impl<'a> Generator<'a> {
         to: Square,
         promotion: Option<Role>,
         kind: RetractionKind,
-        f: &mut Sink<impl FnMut(Retraction) -> bool>,
+        f: &mut Sink<impl FnMut(&Retraction) -> bool>,
     ) {
         if f.stopped {
             return;
@@ -650,7 +650,7 @@ impl<'a> Generator<'a> {
         promotion: Option<Role>,
         roles: [bool; 5],
         kind: RetractionKind,
-        f: &mut Sink<impl FnMut(Retraction) -> bool>,
+        f: &mut Sink<impl FnMut(&Retraction) -> bool>,
     ) {
         if f.stopped || !roles.contains(&true) {
             return;
@@ -838,7 +838,7 @@ impl<'a> Generator<'a> {
         material_changed: MaterialCheck,
         kind: RetractionKind,
         mv: Move,
-        f: &mut Sink<impl FnMut(Retraction) -> bool>,
+        f: &mut Sink<impl FnMut(&Retraction) -> bool>,
     ) {
         let base = Position {
             board,
@@ -868,7 +868,7 @@ impl<'a> Generator<'a> {
         eps: Bitboard,
         kind: RetractionKind,
         mv: Move,
-        f: &mut Sink<impl FnMut(Retraction) -> bool>,
+        f: &mut Sink<impl FnMut(&Retraction) -> bool>,
     ) {
         let required = base.castling;
         if optional.is_empty() && eps.is_empty() {
@@ -911,7 +911,7 @@ impl<'a> Generator<'a> {
 
     /// The double step that ended on the square in front of `ep` (the only retraction when the
     /// e.p. square is given).
-    fn double_step_into(&self, ep: Square, f: &mut Sink<impl FnMut(Retraction) -> bool>) {
+    fn double_step_into(&self, ep: Square, f: &mut Sink<impl FnMut(&Retraction) -> bool>) {
         let fwd = self.forward();
         let (Some(to), Some(origin)) = (ep.offset(fwd), ep.offset(-fwd)) else {
             return;
@@ -946,7 +946,7 @@ impl<'a> Generator<'a> {
         );
     }
 
-    fn uncastling(&self, f: &mut Sink<impl FnMut(Retraction) -> bool>) {
+    fn uncastling(&self, f: &mut Sink<impl FnMut(&Retraction) -> bool>) {
         let board = &self.pos.board;
         let back = self.us.fold_wb(Rank::First, Rank::Eighth);
         let sq = |file| Square::from_coords(file, back);
