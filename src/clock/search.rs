@@ -510,7 +510,8 @@ fn place(
     /// Targets looked ahead: their slots are fetched from memory while the ones before are
     /// placed (the table is large and probed at random).
     const AHEAD: usize = 8;
-    let (mut flat, mut counts) = (Vec::new(), Vec::new());
+    let mut flat = Vec::with_capacity(parts.iter().map(|p| p.targets.len()).sum());
+    let mut counts = Vec::with_capacity(chunk.len());
     // The parts expanded the chunk's positions, in order.
     let mut expanded = chunk.iter();
     for part in parts {
