@@ -7,7 +7,8 @@
 //! origin, and its reversible retractions as indices (a compact adjacency list); distances are
 //! level ranges, and the position through which another was first reached is found again from
 //! the adjacency when a line is wanted. Positions themselves are kept only while they wait in
-//! the queue to be expanded.
+//! the queue to be expanded; an edge waiting to be placed is kept as the few bytes of its step
+//! ([`crate::retract::Step`]), and its predecessor is built only if it is new.
 
 use std::time::Instant;
 
@@ -579,7 +580,6 @@ pub fn explore(
         graph.ids.push(PositionId::new(key, check));
         queue.push_back((i, PositionId::new(key, check), root));
     }
-    // The expanded chunk waiting to be placed.
     // The last chunk expanded, with what expanding it found, waiting to be placed.
     let mut pending: Option<(Vec<Queued>, Vec<Part>)> = None;
     loop {
