@@ -99,27 +99,6 @@ impl Position {
         self.key::<Zobrist64>().0
     }
 
-    /// The Zobrist key of this position (as [`Position::zobrist`]), from the key of `other`:
-    /// only the squares, rights and e.p. square that differ are hashed, which makes it cheap for
-    /// a predecessor one move away.
-    pub fn zobrist_from(&self, other: &Position, other_key: u64) -> u64 {
-        self.key_from(other, Zobrist64(other_key)).0
-    }
-
-    /// As [`Position::zobrist_from`] when this position is `other` with one unit of `role`, of
-    /// the side to move here, moved from `now` (its square in `other`) back to `before`.
-    pub fn zobrist_from_quiet(
-        &self,
-        other: &Position,
-        other_key: u64,
-        role: Role,
-        before: Square,
-        now: Square,
-    ) -> u64 {
-        self.key_from_quiet(other, Zobrist64(other_key), role, before, now)
-            .0
-    }
-
     /// A 32-bit check of the four FEN fields, independent of [`Position::zobrist`]: a Zobrist
     /// key of its own, from random words drawn apart from the Zobrist key's. The search tells
     /// positions apart by both, so that merging two different positions needs a 96-bit
@@ -128,22 +107,32 @@ impl Position {
         self.key::<CheckKey>().0
     }
 
-    /// [`Position::check_hash`] from the check of `other`, as [`Position::zobrist_from`].
-    pub fn check_hash_from(&self, other: &Position, other_check: u32) -> u32 {
-        self.key_from(other, CheckKey(other_check)).0
+    /// The Zobrist key and the check of this position ([`Position::zobrist`],
+    /// [`Position::check_hash`]), from those of `other`: only the squares, rights and e.p.
+    /// square that differ are hashed, which makes it cheap for a predecessor one move away.
+    pub fn keys_from(&self, other: &Position, (key, check): (u64, u32)) -> (u64, u32) {
+        self.key_from(other, Keys(Zobrist64(key), CheckKey(check)))
+            .pair()
     }
 
-    /// [`Position::check_hash`] from the check of `other`, as [`Position::zobrist_from_quiet`].
-    pub fn check_hash_from_quiet(
+    /// As [`Position::keys_from`] when this position is `other` with one unit of `role`, of
+    /// the side to move here, moved from `now` (its square in `other`) back to `before`.
+    pub fn keys_from_quiet(
         &self,
         other: &Position,
-        other_check: u32,
+        (key, check): (u64, u32),
         role: Role,
         before: Square,
         now: Square,
-    ) -> u32 {
-        self.key_from_quiet(other, CheckKey(other_check), role, before, now)
-            .0
+    ) -> (u64, u32) {
+        self.key_from_quiet(
+            other,
+            Keys(Zobrist64(key), CheckKey(check)),
+            role,
+            before,
+            now,
+        )
+        .pair()
     }
 
     /// The key `K` of the four FEN fields.
@@ -275,6 +264,47 @@ impl std::ops::BitXor for CheckKey {
 impl std::ops::BitXorAssign for CheckKey {
     fn bitxor_assign(&mut self, other: CheckKey) {
         self.0 ^= other.0;
+    }
+}
+
+/// The Zobrist key and the check, followed together in one pass.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+struct Keys(Zobrist64, CheckKey);
+
+impl Keys {
+    fn pair(self) -> (u64, u32) {
+        (self.0.0, self.1.0)
+    }
+}
+
+impl std::ops::BitXor for Keys {
+    type Output = Keys;
+    fn bitxor(self, other: Keys) -> Keys {
+        Keys(self.0 ^ other.0, self.1 ^ other.1)
+    }
+}
+
+impl std::ops::BitXorAssign for Keys {
+    fn bitxor_assign(&mut self, other: Keys) {
+        *self = *self ^ other;
+    }
+}
+
+impl FieldKey for Keys {
+    fn piece(sq: Square, piece: Piece) -> Self {
+        Keys(Zobrist64::piece(sq, piece), CheckKey::piece(sq, piece))
+    }
+
+    fn white_turn() -> Self {
+        Keys(Zobrist64::white_turn(), CheckKey::white_turn())
+    }
+
+    fn castling(rook: Square) -> Self {
+        Keys(Zobrist64::castling(rook), CheckKey::castling(rook))
+    }
+
+    fn ep(ep: Square) -> Self {
+        Keys(Zobrist64::ep(ep), CheckKey::ep(ep))
     }
 }
 
@@ -774,18 +804,15 @@ mod tests {
         let mut checked = 0;
         for fen in fens {
             for pos in PositionInput::parse(fen).unwrap().candidates() {
-                let (key, check) = (pos.zobrist(), pos.check_hash());
+                let keys = (pos.zobrist(), pos.check_hash());
                 for r in retractions(&pos) {
-                    let want = r.predecessor.zobrist();
-                    let want_check = r.predecessor.check_hash();
+                    let want = (r.predecessor.zobrist(), r.predecessor.check_hash());
                     assert_eq!(
-                        r.predecessor.zobrist_from(&pos, key),
+                        r.predecessor.keys_from(&pos, keys),
                         want,
                         "{fen} {}",
                         r.uci()
                     );
-                    let check_from = r.predecessor.check_hash_from(&pos, check);
-                    assert_eq!(check_from, want_check, "{fen} {}", r.uci());
                     if let shakmaty::Move::Normal {
                         role,
                         from,
@@ -794,12 +821,8 @@ mod tests {
                         promotion: None,
                     } = r.mv
                     {
-                        let quiet = r.predecessor.zobrist_from_quiet(&pos, key, role, from, to);
+                        let quiet = r.predecessor.keys_from_quiet(&pos, keys, role, from, to);
                         assert_eq!(quiet, want, "{fen} {}", r.uci());
-                        let quiet = r
-                            .predecessor
-                            .check_hash_from_quiet(&pos, check, role, from, to);
-                        assert_eq!(quiet, want_check, "{fen} {}", r.uci());
                     }
                     checked += 1;
                 }

@@ -456,11 +456,11 @@ fn expand_part(run: &[Queued], convention: Convention, budget: &Budget) -> Part 
         targets: Vec::with_capacity(run.len() * 16),
     };
     for (_, id, pos) in run {
-        let (key, check) = (id.key, id.check);
+        let keys = (id.key, id.check);
         let before = part.targets.len();
         visit_retractions_material_checked(pos, Filter::Reversible(convention), |r| {
             let pred = &r.predecessor;
-            let id = match r.mv {
+            let (key, check) = match r.mv {
                 // A quiet move: only the moving piece, the side to move, and maybe rights and
                 // the e.p. square change.
                 shakmaty::Move::Normal {
@@ -469,15 +469,10 @@ fn expand_part(run: &[Queued], convention: Convention, budget: &Budget) -> Part 
                     to,
                     capture: None,
                     promotion: None,
-                } => PositionId::new(
-                    pred.zobrist_from_quiet(pos, key, role, from, to),
-                    pred.check_hash_from_quiet(pos, check, role, from, to),
-                ),
-                _ => PositionId::new(
-                    pred.zobrist_from(pos, key),
-                    pred.check_hash_from(pos, check),
-                ),
+                } => pred.keys_from_quiet(pos, keys, role, from, to),
+                _ => pred.keys_from(pos, keys),
             };
+            let id = PositionId::new(key, check);
             debug_assert_eq!(id, PositionId::of(pred));
             let step = r.step().expect("reversible retractions are steps");
             debug_assert_eq!(&step.predecessor(pos), pred);
