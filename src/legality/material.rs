@@ -294,6 +294,17 @@ impl PawnLayout {
     /// The cheaper (with `extras` promoted pawns) of the interval greedy's assignment and
     /// [`Self::home_first`]'s. None when no assignment exists.
     fn known_assignment(&self, extras: u32) -> Option<Assignment> {
+        // Pawns on different files keep their own files: no file change at all, so no other
+        // assignment has fewer captures (a change frees at most one file for the extras).
+        if !self.overflow
+            && let Some(used) = self.distinct_files()
+        {
+            return Some(Assignment {
+                cost: 0,
+                used,
+                starts: self.files,
+            });
+        }
         let interval = self.interval_greedy()?;
         Some(match self.home_first() {
             Some(home)
