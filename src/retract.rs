@@ -440,12 +440,9 @@ impl<'a> Generator<'a> {
                 }
                 _ => {
                     let froms = attacks::attacks(to, role.of(self.us), board.occupied()) & empty;
-                    let roles = match froms.first() {
-                        Some(first) if zeroing => {
-                            self.piece_uncaptures_allowed(role, first, to, allowance.uncapture)
-                        }
-                        _ => [false; 5],
-                    };
+                    // The material verdict of each unit put back on `to` holds for every
+                    // square the piece came from (a bishop keeps its square colour).
+                    let verdicts = Default::default();
                     for from in froms {
                         if f.stopped {
                             return;
@@ -458,8 +455,8 @@ impl<'a> Generator<'a> {
                             from,
                             to,
                             None,
-                            roles,
-                            true,
+                            allowance.uncapture,
+                            Some(&verdicts),
                             RetractionKind::Uncapture,
                             f,
                         );
@@ -531,7 +528,7 @@ impl<'a> Generator<'a> {
                 to,
                 None,
                 allowance.uncapture,
-                false,
+                None,
                 RetractionKind::Uncapture,
                 f,
             );
@@ -609,7 +606,7 @@ impl<'a> Generator<'a> {
                 to,
                 Some(role),
                 pieces,
-                false,
+                None,
                 RetractionKind::UnpromotionUncapture,
                 f,
             );
@@ -645,37 +642,13 @@ impl<'a> Generator<'a> {
         self.emit(board, self.pos.castling, optional, material, kind, mv, f);
     }
 
-    /// Which units (indexed as `UNCAPTURE_ROLES`) a piece of ours (not a pawn) on `to` may
-    /// have taken there, of those `roles` allows, judged on the material: the predecessor's
-    /// material does not depend on the square the piece came from (a bishop keeps its square
-    /// colour), so the verdicts found with `from`, one of those squares, hold for all of them.
-    fn piece_uncaptures_allowed(
-        &self,
-        role: Role,
-        from: Square,
-        to: Square,
-        roles: [bool; 5],
-    ) -> [bool; 5] {
-        let mut board = self.pos.board.clone();
-        board.discard_piece_at(to);
-        board.set_piece_at(from, role.of(self.us));
-        std::array::from_fn(|i| {
-            let cap = UNCAPTURE_ROLES[i];
-            roles[i] && !(cap == Role::Pawn && Bitboard::BACKRANKS.contains(to)) && {
-                let mut pred = board.clone();
-                pred.set_piece_at(to, cap.of(!self.us));
-                self.material_ok(&pred, self.material_check(role, from, to, Some(cap), None))
-            }
-        })
-    }
-
     /// The un-captures of one move of ours from `from` to `to` (a pawn promoting there to
     /// `promotion`, if given), one per role that `roles` allows (indexed as
     /// `UNCAPTURE_ROLES`), in that order. They differ only in the unit put back on `to`, which
     /// is theirs: it blocks lines to their king but attacks only ours. So the attacks on their
-    /// king, and the checks on ours by the other units, are found once for all of them. With
-    /// `material_known`, `roles` allows only units whose predecessors pass the material
-    /// conditions ([`Self::piece_uncaptures_allowed`]).
+    /// king, and the checks on ours by the other units, are found once for all of them. The
+    /// material verdicts by role are kept in `verdicts` if given, for the moves of a piece (not
+    /// a pawn) to the same square, whose verdicts do not depend on the square it came from.
     #[allow(clippy::too_many_arguments)]
     fn uncaptures(
         &self,
@@ -684,7 +657,7 @@ impl<'a> Generator<'a> {
         to: Square,
         promotion: Option<Role>,
         roles: [bool; 5],
-        material_known: bool,
+        verdicts: Option<&[Cell<Option<bool>>; 5]>,
         kind: RetractionKind,
         f: &mut Sink<impl FnMut(&Retraction) -> bool>,
     ) {
@@ -732,13 +705,16 @@ impl<'a> Generator<'a> {
             if gives_check[i] {
                 checkers.add(to);
             }
-            if !checks_possible(&pred, our_king, checkers, None, !self.us)
-                || !material_known
-                    && !self.material_ok(
-                        &pred,
-                        self.material_check(role, from, to, Some(cap), promotion),
-                    )
-            {
+            if !checks_possible(&pred, our_king, checkers, None, !self.us) {
+                continue;
+            }
+            let material = || {
+                self.material_ok(
+                    &pred,
+                    self.material_check(role, from, to, Some(cap), promotion),
+                )
+            };
+            if !verdicts.map_or_else(material, |v| remembered(&v[i], material)) {
                 continue;
             }
             let optional = self.removed_rights(role, from, to, Some(cap), &pred);
