@@ -1,11 +1,17 @@
 //! Retractions per second: the engine against retroboard's raw `legal_unmoves` (pockets from
 //! the material) and against shakmaty's forward move generation, on the same positions, with
-//! the ratios printed from one run. The counts are checked, so a fast wrong answer fails.
+//! the ratios printed from one run. The engine is timed twice: collecting its retractions into
+//! a list (`retractions`), and handing them to a visitor as the searches do
+//! (`visit_retractions`). The counts are checked, so a fast wrong answer fails.
 
 use std::{hint::black_box, time::Instant};
 
 use criterion::Criterion;
-use retroclock::{position::Position, retract::retractions, retroboard_fix};
+use retroclock::{
+    position::Position,
+    retract::{Filter, retractions, visit_retractions},
+    retroboard_fix,
+};
 use shakmaty::{Chess, Position as _};
 
 /// Positions from seeded random games that retroboard can take (no e.p. square).
@@ -104,15 +110,29 @@ fn main() {
         positions.len()
     );
     let engine_run = || positions.iter().map(|p| retractions(p).len()).sum();
+    // The same retractions handed to a visitor, as the searches take them: no list is built.
+    let visitor_run = || {
+        let mut n = 0;
+        for p in &positions {
+            visit_retractions(p, Filter::All, |r| {
+                black_box(r);
+                n += 1;
+                true
+            });
+        }
+        n
+    };
     let raw_run = || prepared.iter().map(|r| r.unmove_count()).sum();
     let forward_run = || chess.iter().map(|c| c.legal_moves().len()).sum();
     let rates = best_rates(&[
         ("engine retractions", engine_count, &engine_run),
+        ("engine retractions, visited", engine_count, &visitor_run),
         ("retroboard raw legal_unmoves", raw_count, &raw_run),
         ("shakmaty forward legal moves", forward_count, &forward_run),
     ]);
-    let (engine, raw, forward) = (rates[0], rates[1], rates[2]);
+    let (engine, visited, raw, forward) = (rates[0], rates[1], rates[2], rates[3]);
     println!("engine / retroboard raw: {:.2}x", engine / raw);
+    println!("engine visited / retroboard raw: {:.2}x", visited / raw);
     println!("engine / shakmaty forward: {:.2}x", engine / forward);
     println!(
         "(the engine builds and checks every predecessor position; retroboard returns unmoves only; counts: engine {engine_count}, retroboard {raw_count})"
