@@ -360,3 +360,45 @@ fn a_zero_memory_budget_is_refused() {
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("--max-memory"), "{}", r.stderr);
 }
+
+#[test]
+fn a_folder_stands_for_its_puzzle_files_and_an_empty_one_is_an_error() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_batch_folder");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("deep")).expect("temp folders");
+    let good = dir.join("deep/good.epd");
+    std::fs::write(&good, confirmed_entries()).expect("temp file");
+    let dir = dir.as_path();
+    std::fs::write(dir.join("plain.FEN"), format!("{KRK}\n")).expect("temp file");
+    std::fs::write(dir.join("readme.md"), "not a puzzle\n").expect("temp file");
+    let r = run(batch(&[dir], &[]));
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout
+            .ends_with("5 confirmed, 0 mismatch, 0 ambiguous, 0 unknown, 2 unstated, 0 error\n"),
+        "{}",
+        r.stdout
+    );
+    let deep = r.stdout.find("good.epd:").expect("the deep file's entries");
+    let plain = r.stdout.find("plain.FEN:").expect("the plain file's entry");
+    assert!(deep < plain, "{}", r.stdout);
+
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).expect("temp folder");
+    let r = run(batch(&[&empty, &good], &[]));
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains(&format!(
+            "error: {}: no .epd or .fen file in this folder",
+            empty.display()
+        )),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stdout
+            .contains("5 confirmed, 0 mismatch, 0 ambiguous, 0 unknown, 1 unstated, 1 error"),
+        "{}",
+        r.stdout
+    );
+}

@@ -238,3 +238,41 @@ fn verify_takes_a_memory_budget_and_rejects_zero() {
         r.stderr
     );
 }
+
+#[test]
+fn a_folder_stands_for_its_pgn_files_in_path_order() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_games_folder");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("b_sub")).expect("temp folders");
+    std::fs::create_dir_all(dir.join("empty")).expect("temp folders");
+    std::fs::write(dir.join("c.PGN"), "1. d4 d5 *\n").expect("temp file");
+    std::fs::write(dir.join("a.pgn"), "1. e4 *\n").expect("temp file");
+    std::fs::write(dir.join("b_sub/z.pgn"), "1. Nf3 Nf6 2. Ng1 *\n").expect("temp file");
+    std::fs::write(dir.join("notes.txt"), "not a game").expect("temp file");
+
+    let r = games(&[&dir], &["--json"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let files: Vec<String> = jsonl(&r.stdout)
+        .iter()
+        .map(|o| o["file"].as_str().expect("a file name").to_string())
+        .collect();
+    let expected: Vec<String> = ["a.pgn", "b_sub/z.pgn", "c.PGN"]
+        .iter()
+        .map(|f| dir.join(f).display().to_string())
+        .collect();
+    assert_eq!(files, expected);
+
+    // A folder without games is an error naming it; the other paths are still read.
+    let empty = dir.join("empty");
+    let r = games(&[&empty, &dir.join("a.pgn")], &[]);
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains(&format!(
+            "error: {}: no .pgn file in this folder",
+            empty.display()
+        )),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stdout.contains("game 1: 1 half-moves"), "{}", r.stdout);
+}

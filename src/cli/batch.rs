@@ -4,7 +4,7 @@ use std::{path::PathBuf, process::ExitCode, time::Duration};
 
 use retroclock::batch::{self, Entry, Settings, Shard, Summary};
 
-use super::{Failure, counting_bar, emit, memory_budget, thread_pool};
+use super::{Failure, counting_bar, emit, expand_paths, memory_budget, thread_pool};
 
 /// The output formats of `batch`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
@@ -21,7 +21,8 @@ pub enum Format {
 #[derive(clap::Args, Debug)]
 pub struct BatchArgs {
     /// Puzzle files: EPD lines with id/stip/rules/sol/hmvc/fmvn operations, or plain FEN lines
-    /// (see puzzles/README.md).
+    /// (see puzzles/README.md). A folder stands for every `.epd` and `.fen` file in it and its
+    /// subfolders, in path order.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Entries solved at once (default: all cores).
@@ -77,9 +78,16 @@ pub fn batch(args: BatchArgs) -> Result<ExitCode, Failure> {
     // File errors are reported in every shard; the entries are numbered across all files.
     let mut entries: Vec<Entry> = Vec::new();
     let mut index = 0usize;
-    for path in &args.files {
+    for path in expand_paths(&args.files, &["epd", "fen"]) {
+        let path = match path {
+            Ok(path) => path,
+            Err((folder, message)) => {
+                entries.push(batch::file_error(&folder.display().to_string(), message));
+                continue;
+            }
+        };
         let name = path.display().to_string();
-        match std::fs::read(path) {
+        match std::fs::read(&path) {
             Ok(bytes) => {
                 let text = String::from_utf8_lossy(&bytes);
                 for e in batch::entries_from_text(&name, &text) {

@@ -14,12 +14,12 @@ use retroclock::{
 use serde_json::{Value, json};
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position as _, fen::Fen, san::SanPlus};
 
-use super::{Failure, counting_bar, emit, memory_budget};
+use super::{Failure, counting_bar, emit, expand_paths, memory_budget};
 
 /// The arguments of `games`.
 #[derive(clap::Args, Debug)]
 pub struct GamesArgs {
-    /// PGN files.
+    /// PGN files, or folders: every `.pgn` file in them and their subfolders, in path order.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Which moves reset the count: fide (captures and pawn moves) or retro (castling too).
@@ -110,9 +110,21 @@ pub fn games(args: GamesArgs) -> Result<ExitCode, Failure> {
     };
     let mut items: Vec<Item> = Vec::new();
     let mut games: Vec<(usize, Game)> = Vec::new();
-    for path in &args.files {
+    for path in expand_paths(&args.files, &["pgn"]) {
+        let path = match path {
+            Ok(path) => path,
+            Err((folder, message)) => {
+                items.push(Item::Error {
+                    file: folder.display().to_string(),
+                    game: None,
+                    line: None,
+                    message,
+                });
+                continue;
+            }
+        };
         let file = path.display().to_string();
-        let bytes = match std::fs::read(path) {
+        let bytes = match std::fs::read(&path) {
             Ok(b) => b,
             Err(e) => {
                 items.push(Item::Error {

@@ -6,7 +6,12 @@ pub mod games;
 pub mod retract;
 pub mod solve;
 
-use std::{io::Write, process::ExitCode, time::Duration};
+use std::{
+    io::Write,
+    path::{Path, PathBuf},
+    process::ExitCode,
+    time::Duration,
+};
 
 use retroclock::{position::PositionInput, rules::Rules};
 
@@ -81,4 +86,67 @@ pub fn counting_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBar> {
     );
     bar.enable_steady_tick(Duration::from_millis(200));
     Some(bar)
+}
+
+/// The files named on the command line, in order, with each folder replaced by the files in it
+/// and in its subfolders whose extension is one of `extensions` (any case), sorted by path.
+/// Symbolic links to files are taken; those to folders are not followed. A folder that cannot
+/// be read, or that holds no such file, is an error naming it (path, message); the other paths
+/// go on.
+pub fn expand_paths(
+    paths: &[PathBuf],
+    extensions: &[&str],
+) -> Vec<Result<PathBuf, (PathBuf, String)>> {
+    let mut out = Vec::new();
+    for path in paths {
+        if !path.is_dir() {
+            out.push(Ok(path.clone()));
+            continue;
+        }
+        let start = out.len();
+        walk(path, extensions, &mut out);
+        if out.len() == start {
+            let wanted: Vec<String> = extensions.iter().map(|e| format!(".{e}")).collect();
+            out.push(Err((
+                path.clone(),
+                format!("no {} file in this folder", wanted.join(" or ")),
+            )));
+        }
+    }
+    out
+}
+
+/// Adds the files of `dir` and its subfolders that [`expand_paths`] takes, in path order.
+fn walk(dir: &Path, extensions: &[&str], out: &mut Vec<Result<PathBuf, (PathBuf, String)>>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            out.push(Err((dir.to_path_buf(), format!("cannot read folder: {e}"))));
+            return;
+        }
+    };
+    let mut paths = Vec::new();
+    for entry in entries {
+        match entry {
+            Ok(entry) => paths.push(entry.path()),
+            Err(e) => out.push(Err((dir.to_path_buf(), format!("cannot read folder: {e}")))),
+        }
+    }
+    paths.sort();
+    for path in paths {
+        // Symbolic links are looked through for files only: a link to a folder could loop.
+        let Ok(link) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if link.is_dir() {
+            walk(&path, extensions, out);
+        } else if path.is_file()
+            && path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| extensions.iter().any(|x| x.eq_ignore_ascii_case(e)))
+        {
+            out.push(Ok(path));
+        }
+    }
 }
