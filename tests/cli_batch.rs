@@ -402,3 +402,22 @@ fn a_folder_stands_for_its_puzzle_files_and_an_empty_one_is_an_error() {
         r.stdout
     );
 }
+
+#[test]
+fn a_dash_reads_the_entries_from_standard_input() {
+    let mut cmd = batch(&[Path::new("-")], &[]);
+    cmd.write_stdin(format!("{KRK}\n{TWO_KINGS}\n"));
+    let r = run(cmd);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("-:1 fen [retro]: unstated (solver yes)"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .ends_with("0 confirmed, 0 mismatch, 0 ambiguous, 0 unknown, 2 unstated, 0 error\n"),
+        "{}",
+        r.stdout
+    );
+}

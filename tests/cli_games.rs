@@ -276,3 +276,22 @@ fn a_folder_stands_for_its_pgn_files_in_path_order() {
     );
     assert!(r.stdout.contains("game 1: 1 half-moves"), "{}", r.stdout);
 }
+
+#[test]
+fn a_dash_reads_the_games_from_standard_input() {
+    let mut cmd = cargo_bin_cmd!("retroclock");
+    cmd.args(["games", "-"]).write_stdin(THREE_GAMES);
+    let r = run(cmd);
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("-: game 1 (A - B): 4 half-moves"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stderr
+            .contains("error: -:9, game 2: illegal move \"Ke3\""),
+        "{}",
+        r.stderr
+    );
+}

@@ -4,7 +4,7 @@ use std::{path::PathBuf, process::ExitCode, time::Duration};
 
 use retroclock::batch::{self, Entry, Settings, Shard, Summary};
 
-use super::{Failure, counting_bar, emit, expand_paths, memory_budget, thread_pool};
+use super::{Failure, counting_bar, emit, expand_paths, memory_budget, read_input, thread_pool};
 
 /// The output formats of `batch`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
@@ -21,8 +21,8 @@ pub enum Format {
 #[derive(clap::Args, Debug)]
 pub struct BatchArgs {
     /// Puzzle files: EPD lines with id/stip/rules/sol/hmvc/fmvn operations, or plain FEN lines
-    /// (see puzzles/README.md). A folder stands for every `.epd` and `.fen` file in it and its
-    /// subfolders, in path order.
+    /// (see puzzles/README.md); `-` reads standard input. A folder stands for every `.epd` and
+    /// `.fen` file in it and its subfolders, in path order.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Entries solved at once (default: all cores).
@@ -87,7 +87,7 @@ pub fn batch(args: BatchArgs) -> Result<ExitCode, Failure> {
             }
         };
         let name = path.display().to_string();
-        match std::fs::read(&path) {
+        match read_input(&path) {
             Ok(bytes) => {
                 let text = String::from_utf8_lossy(&bytes);
                 for e in batch::entries_from_text(&name, &text) {

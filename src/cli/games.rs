@@ -14,12 +14,13 @@ use retroclock::{
 use serde_json::{Value, json};
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position as _, fen::Fen, san::SanPlus};
 
-use super::{Failure, counting_bar, emit, expand_paths, memory_budget};
+use super::{Failure, counting_bar, emit, expand_paths, memory_budget, read_input};
 
 /// The arguments of `games`.
 #[derive(clap::Args, Debug)]
 pub struct GamesArgs {
-    /// PGN files, or folders: every `.pgn` file in them and their subfolders, in path order.
+    /// PGN files (`-`: standard input), or folders: every `.pgn` file in them and their
+    /// subfolders, in path order.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Which moves reset the count: fide (captures and pawn moves) or retro (castling too).
@@ -124,7 +125,7 @@ pub fn games(args: GamesArgs) -> Result<ExitCode, Failure> {
             }
         };
         let file = path.display().to_string();
-        let bytes = match std::fs::read(&path) {
+        let bytes = match read_input(&path) {
             Ok(b) => b,
             Err(e) => {
                 items.push(Item::Error {

@@ -150,3 +150,14 @@ fn walk(dir: &Path, extensions: &[&str], out: &mut Vec<Result<PathBuf, (PathBuf,
         }
     }
 }
+
+/// The bytes of `path`, or of standard input when the path is `-`.
+pub fn read_input(path: &Path) -> std::io::Result<Vec<u8>> {
+    if path == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)?;
+        Ok(bytes)
+    } else {
+        std::fs::read(path)
+    }
+}
