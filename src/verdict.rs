@@ -782,21 +782,27 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
     };
     // Under the premise `at move N`, a position that no game of that length reaches has no
     // history the question could be about.
-    let (verdict, possibly, necessarily) = match &histories {
-        Histories::Game(g)
-            if g.history == Some(false) && !matches!(stip, Stipulation::Clock(_)) =>
-        {
-            (Verdict::No, Some(false), Some(false))
+    let ruled_out = match &histories {
+        Histories::Game(g) => {
+            (g.history == Some(false) && !matches!(stip, Stipulation::Clock(_)))
+            // A claim (or an ended game) that no game of that length allows: no, whether or
+            // not such a game exists (if none does, the answer is no as above).
+            || (matches!(stip, Stipulation::Claim(_) | Stipulation::Over(_))
+                && possibly == Some(false))
         }
-        // A claim (or an ended game) that no game of that length allows: no, whether or not
-        // such a game exists (if none does, the answer is no as above).
-        Histories::Game(_)
-            if matches!(stip, Stipulation::Claim(_) | Stipulation::Over(_))
-                && possibly == Some(false) =>
-        {
-            (Verdict::No, Some(false), Some(false))
+        Histories::All(_) => false,
+    };
+    let (verdict, possibly, necessarily) = if ruled_out {
+        // The claim's details say the same: no rule allows it in a game of that length.
+        if let Some(info) = &mut claim {
+            info.by_9_3_1 = Some(false);
+            info.by_9_3_2 = Some(false);
+            info.possibly_by_9_3_1 = Some(false);
+            info.possibly_by_9_3_2 = Some(false);
         }
-        _ => (verdict, possibly, necessarily),
+        (Verdict::No, Some(false), Some(false))
+    } else {
+        (verdict, possibly, necessarily)
     };
     match &clock.standing {
         Standing::Illegal(reasons) => {

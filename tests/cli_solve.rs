@@ -256,6 +256,27 @@ fn at_move_fixes_the_clock_when_nothing_could_reset_it() {
     assert_eq!(early["possibly"], false);
     assert_eq!(early["at_move"]["reached"], false);
     assert_eq!(early["at_move"]["clock_is_length"], false);
+    // A claim there is no as a whole and by each rule.
+    let claim = json(&solve(&[
+        "8/8/4k3/8/8/3K4/8/7R w - -",
+        "--stip",
+        "claim? at move 10",
+        "--rules",
+        "fide",
+        "--json",
+    ]));
+    assert_eq!(
+        (&claim["verdict"], &claim["possibly"], &claim["necessarily"]),
+        (&"no".into(), &false.into(), &false.into())
+    );
+    for field in [
+        "by_9_3_1",
+        "by_9_3_2",
+        "possibly_by_9_3_1",
+        "possibly_by_9_3_2",
+    ] {
+        assert_eq!(claim["claim"][field], false, "{field}: {claim}");
+    }
 
     // An illegal position stays illegal under a premise.
     let two_kings = json(&solve(&[
