@@ -522,11 +522,16 @@ fn refinement_human(r: &crate::clock::Refinement) -> String {
     out
 }
 
+/// The most positions [`graph_dot`] draws: the nearest ones, in breadth-first order.
+pub const DOT_MAX_NODES: usize = 5000;
+
 /// The explored graph in Graphviz DOT: one node per stored position (labelled with its
-/// distance; origins drawn doubled), one edge per reversible retraction. At most 5,000 nodes.
-pub fn graph_dot(c: &ClockAnswer) -> Option<String> {
+/// distance; origins drawn doubled), one edge per reversible retraction between drawn
+/// positions; with the numbers of positions drawn and explored. At most [`DOT_MAX_NODES`]
+/// positions are drawn, the nearest first; a comment at the top of a cut graph says so.
+pub fn graph_dot(c: &ClockAnswer) -> Option<(String, usize, usize)> {
     let graph = c.graph.as_ref()?;
-    let limit = graph.len().min(5000);
+    let limit = graph.len().min(DOT_MAX_NODES);
     let mut g = petgraph::graph::DiGraph::<String, &str>::new();
     let nodes: Vec<_> = (0..limit)
         .map(|i| {
@@ -554,15 +559,21 @@ pub fn graph_dot(c: &ClockAnswer) -> Option<String> {
             String::new()
         }
     };
-    Some(format!(
-        "{}",
-        petgraph::dot::Dot::with_attr_getters(
-            &g,
-            &[petgraph::dot::Config::EdgeNoLabel],
-            &|_, _| String::new(),
-            &node_attrs,
+    let cut = if limit < graph.len() {
+        format!(
+            "// the {limit} positions nearest to the position, of {} explored\n",
+            graph.len()
         )
-    ))
+    } else {
+        String::new()
+    };
+    let dot = petgraph::dot::Dot::with_attr_getters(
+        &g,
+        &[petgraph::dot::Config::EdgeNoLabel],
+        &|_, _| String::new(),
+        &node_attrs,
+    );
+    Some((format!("{cut}{dot}"), limit, graph.len()))
 }
 
 /// A `last N?` answer as JSON: `sequences` (forward SAN, oldest first), `count`, `complete`.

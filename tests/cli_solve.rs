@@ -297,10 +297,19 @@ fn dot_writes_the_explored_graph_for_graphviz() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     let dot = std::fs::read_to_string(&path).expect("the file was written");
     std::fs::remove_file(&path).ok();
-    assert!(dot.starts_with("digraph {"), "{dot}");
+    // K v K explores 7,224 positions: the 5,000 nearest are drawn, and both the file and the
+    // run say so.
+    let cut = "the 5000 positions nearest to the position, of 7224 explored";
+    assert!(dot.starts_with(&format!("// {cut}\ndigraph {{")), "{dot}");
+    assert!(
+        r.stderr
+            .contains(&format!("--dot: {path_text} holds {cut}")),
+        "{}",
+        r.stderr
+    );
     let nodes: Vec<&str> = dot.lines().filter(|l| l.contains("label")).collect();
     let edges = dot.lines().filter(|l| l.contains(" -> ")).count();
-    assert!(!nodes.is_empty() && edges > 0, "{dot}");
+    assert!(nodes.len() == 5000 && edges > 0, "{dot}");
     // Plain labels (the distance, and "origin" for an origin), origins with a double outline.
     for node in &nodes {
         assert!(!node.contains("\\\""), "{node}");
@@ -311,6 +320,14 @@ fn dot_writes_the_explored_graph_for_graphviz() {
         );
     }
     assert!(nodes[0].contains("label = \"0"), "{}", nodes[0]);
+
+    // A graph that fits is drawn whole, without a word about it.
+    let r = solve(&["4k3/8/8/8/8/8/8/R3K2R w KQ -", "--dot", path_text]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let dot = std::fs::read_to_string(&path).expect("the file was written");
+    std::fs::remove_file(&path).ok();
+    assert!(dot.starts_with("digraph {"), "{dot}");
+    assert!(!r.stderr.contains("--dot"), "{}", r.stderr);
 }
 
 #[test]

@@ -57,7 +57,8 @@ pub struct SolveArgs {
     /// off).
     #[arg(long, default_value_t = 6)]
     pub max_depth: u32,
-    /// Write the explored graph for Graphviz (small searches only).
+    /// Write the explored graph for Graphviz: the 5,000 positions nearest to the position at
+    /// most (a larger graph is cut, and the file and stderr say so).
     #[arg(long)]
     pub dot: Option<std::path::PathBuf>,
     /// For `last N?`: check each sequence this many further plies back.
@@ -226,10 +227,16 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
         bar.finish_and_clear();
     }
     if let Some(path) = &args.dot {
-        let text = retroclock::format::graph_dot(&answer.clock)
+        let (text, drawn, explored) = retroclock::format::graph_dot(&answer.clock)
             .ok_or_else(|| Failure("--dot: the search kept no graph (illegal position)".into()))?;
         std::fs::write(path, text)
             .map_err(|e| Failure(format!("--dot: cannot write {}: {e}", path.display())))?;
+        if drawn < explored {
+            eprintln!(
+                "--dot: {} holds the {drawn} positions nearest to the position, of {explored} explored",
+                path.display()
+            );
+        }
     }
     let text = if args.json {
         format!("{}\n", format::answer_json(&answer, threads))
