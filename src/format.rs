@@ -6,7 +6,7 @@ use shakmaty::san::SanPlus;
 
 use crate::codex::alternatives_text;
 use crate::{
-    clock::{Certificate, ClockAnswer, MaxClock, OriginEvidence, Standing},
+    clock::{Certificate, ClockAnswer, MaxClock, OriginEvidence, Standing, VALUES_GRAPH_LIMIT},
     lastmoves::LastMoves,
     legal::Legality,
     legality::Illegality,
@@ -382,6 +382,11 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
                     },
                     shown.join(" "),
                     if values.len() > 40 { " …" } else { "" }
+                ));
+            } else if c.standing == Standing::Possible && c.nodes as usize > VALUES_GRAPH_LIMIT {
+                out.push_str(&format!(
+                    "  values: not listed ({} positions explored, more than {VALUES_GRAPH_LIMIT}); clock=N answers for one value\n",
+                    c.nodes
                 ));
             }
         }

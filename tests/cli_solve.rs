@@ -569,3 +569,23 @@ fn an_undecided_premise_keeps_only_the_proven_bounds_in_every_answer() {
         assert_eq!(v["at_move"]["plies"], 79, "{stip}");
     }
 }
+
+#[test]
+fn a_graph_too_large_for_the_values_says_why_they_are_not_listed() {
+    let r = solve(&["8/8/4k3/8/8/3K4/8/7R w - -"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains(
+            "values: not listed (398627 positions explored, more than 200000); clock=N answers for one value"
+        ),
+        "{}",
+        r.stdout
+    );
+    // A smaller graph lists them.
+    let r = solve(&["7k/8/8/8/8/8/8/K7 w - -"]);
+    assert!(
+        r.stdout.contains("values up to 300: 0 1 2 3"),
+        "{}",
+        r.stdout
+    );
+}

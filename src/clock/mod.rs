@@ -29,8 +29,8 @@ pub use origin::OriginEvidence;
 pub use refine::Refinement;
 pub use search::{Budget, Graph, PositionId, Progress};
 
-/// The largest graph on which the exact set of values is listed.
-const VALUES_GRAPH_LIMIT: usize = 200_000;
+/// The largest graph (positions explored) on which the exact set of values is listed.
+pub const VALUES_GRAPH_LIMIT: usize = 200_000;
 
 /// The upper end of the clock range.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
