@@ -18,10 +18,12 @@ use retroclock::{position::PositionInput, rules::Rules};
 /// A user-facing failure: the message is printed as is and the exit code is 2.
 pub struct Failure(pub String);
 
+/// The rule set named by `--rules`, or a failure naming the flag.
 pub fn parse_rules(name: &str) -> Result<Rules, Failure> {
     name.parse().map_err(|e| Failure(format!("--rules: {e}")))
 }
 
+/// The position of a FEN argument, or a failure saying which field is wrong and why.
 pub fn parse_fen(fen: &str) -> Result<PositionInput, Failure> {
     PositionInput::parse(fen).map_err(|e| Failure(e.to_string()))
 }
