@@ -385,7 +385,7 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
                 ));
             } else if c.standing == Standing::Possible && c.nodes as usize > VALUES_GRAPH_LIMIT {
                 out.push_str(&format!(
-                    "  values: not listed ({} positions explored, more than {VALUES_GRAPH_LIMIT}); clock=N answers for one value\n",
+                    "  values: not listed ({} positions explored, more than {VALUES_GRAPH_LIMIT}); each clock=N is still decided\n",
                     c.nodes
                 ));
             }
