@@ -212,11 +212,9 @@ pub fn check(entry: &Entry, settings: &Settings) -> Outcome {
         ..Budget::default()
     };
     let proof_budget = ProofBudget {
-        time: settings
-            .timeout
-            .unwrap_or(Duration::from_secs(2))
-            .min(Duration::from_secs(2)),
+        time: Duration::from_secs(2),
         max_bytes: settings.max_bytes,
+        deadline: budget.deadline,
         ..ProofBudget::default()
     };
     let reading = if puzzle.codex {
@@ -243,6 +241,7 @@ pub fn check(entry: &Entry, settings: &Settings) -> Outcome {
             let limits = LastMovesBudget {
                 max_nodes: settings.max_nodes,
                 limit: 0,
+                deadline: budget.deadline,
                 ..LastMovesBudget::default()
             };
             let found = last_moves(
@@ -257,7 +256,7 @@ pub fn check(entry: &Entry, settings: &Settings) -> Outcome {
         Stipulation::ProofGame(plies) => {
             let pg_budget = proofgame::Budget {
                 max_nodes: settings.max_nodes.saturating_mul(10),
-                deadline: settings.timeout.map(|t| Instant::now() + t),
+                deadline: budget.deadline,
                 max_bytes: settings.max_bytes,
             };
             let found = proofgame::proof_games(&target_of(&puzzle.position), plies, &pg_budget, 0);

@@ -7,6 +7,8 @@
 //! the retracted moves (clock 0: the last move was a reset; clock k > 0: the last k plies were
 //! reversible under the convention). Every sequence is re-checked by forward replay.
 
+use std::time::Instant;
+
 use shakmaty::Move;
 
 use crate::{
@@ -55,6 +57,8 @@ pub struct LastMovesBudget {
     pub limit: usize,
     /// Positions generated at most by each E-ply check.
     pub chain_budget: u64,
+    /// Stop enumerating at this instant (the count found so far is then a lower bound).
+    pub deadline: Option<Instant>,
 }
 
 impl Default for LastMovesBudget {
@@ -63,6 +67,7 @@ impl Default for LastMovesBudget {
             max_nodes: 2_000_000,
             limit: 1_000,
             chain_budget: 20_000,
+            deadline: None,
         }
     }
 }
@@ -107,7 +112,11 @@ impl Search<'_> {
         let mut rs = Vec::new();
         for_each_retraction(pos, |r| rs.push(r));
         for r in rs {
-            if self.nodes >= self.budget.max_nodes {
+            // The clock is read once every 256 positions.
+            if self.nodes >= self.budget.max_nodes
+                || (self.nodes.is_multiple_of(256)
+                    && self.budget.deadline.is_some_and(|d| Instant::now() >= d))
+            {
                 self.complete = false;
                 return;
             }
@@ -192,6 +201,20 @@ mod tests {
         );
         assert_eq!(l.count, 1);
         assert_eq!(l.sequences[0].san, vec!["d5"]);
+    }
+
+    #[test]
+    fn a_deadline_stops_the_enumeration_with_a_lower_bound() {
+        let krk = input("8/8/4k3/8/8/3K4/8/7R w - -");
+        let full = last_moves(&krk, 2, 1, Convention::Fide, &LastMovesBudget::default());
+        assert!(full.complete && full.count > 0);
+        let past = LastMovesBudget {
+            deadline: Some(Instant::now()),
+            ..LastMovesBudget::default()
+        };
+        let cut = last_moves(&krk, 2, 1, Convention::Fide, &past);
+        assert!(!cut.complete);
+        assert!(cut.count < full.count, "{} of {}", cut.count, full.count);
     }
 
     #[test]

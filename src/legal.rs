@@ -52,6 +52,9 @@ pub struct ProofBudget {
     pub max_nodes: u64,
     /// Bytes the search's tables may hold.
     pub max_bytes: Option<u64>,
+    /// The instant no proof-game search goes past, whatever its `time` (the deadline of the
+    /// whole answer, if any).
+    pub deadline: Option<Instant>,
 }
 
 impl Default for ProofBudget {
@@ -61,6 +64,7 @@ impl Default for ProofBudget {
             time: Duration::from_secs(3),
             max_nodes: 5_000_000,
             max_bytes: None,
+            deadline: None,
         }
     }
 }
@@ -90,9 +94,10 @@ fn target_of_position(pos: &Position) -> Target {
 /// A proof game for `target`, checked by two separate replays (the proof-game module's own and
 /// [`verify::replay_from_initial`]), with its SAN.
 fn proof_game(target: &Target, budget: &ProofBudget) -> Option<(Vec<Move>, Vec<String>)> {
+    let own = Instant::now() + budget.time;
     let pg_budget = proofgame::Budget {
         max_nodes: budget.max_nodes,
-        deadline: Some(Instant::now() + budget.time),
+        deadline: Some(budget.deadline.map_or(own, |d| d.min(own))),
         max_bytes: budget.max_bytes,
     };
     let moves = proofgame::find_proof_game(target, budget.max_plies, &pg_budget)?;
@@ -244,6 +249,15 @@ mod tests {
             Legality::Legal { san, .. } => assert_eq!(san, ["Nf3", "Nc6"]),
             other => panic!("expected a proof game, got {other:?}"),
         }
+        // The answer's deadline bounds the proof search, whatever time it is given.
+        let past = ProofBudget {
+            deadline: Some(Instant::now()),
+            ..budget
+        };
+        assert!(!matches!(
+            judge(&input, &clock, &past),
+            Legality::Legal { .. }
+        ));
         // With the short-game rights left out, the game found is not one of the reading's.
         input.castling_choices = Some(vec![Bitboard::from_square(shakmaty::Square::A8)]);
         assert!(!matches!(

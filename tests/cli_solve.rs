@@ -589,3 +589,21 @@ fn a_graph_too_large_for_the_values_says_why_they_are_not_listed() {
         r.stdout
     );
 }
+
+#[test]
+fn the_timeout_bounds_the_last_moves_too() {
+    // Four plies back from a crowded middlegame position: far more than 0.05 s of work.
+    let r = solve(&[
+        "r3k2r/pppq1ppp/2n1bn2/3pp3/3PP3/2N1BN2/PPPQ1PPP/R3K2R w ? -",
+        "--stip",
+        "last 4?",
+        "--timeout",
+        "0.05",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains("sequence(s) at least (budget ran out)"),
+        "{}",
+        r.stdout
+    );
+}

@@ -39,7 +39,8 @@ pub struct SolveArgs {
     /// The most positions to explore.
     #[arg(long, default_value_t = 2_000_000)]
     pub max_nodes: u64,
-    /// Stop after this many seconds (the answer then says what is proven so far).
+    /// Stop after this many seconds (the answer then says what is proven so far): the search,
+    /// the proof-game searches and `last N?` all end by then.
     #[arg(long)]
     pub timeout: Option<f64>,
     /// Stop a search once its tables hold this many megabytes (the answer then says what is
@@ -130,6 +131,7 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
     if let Stipulation::Last(plies) = stip {
         let limits = LastMovesBudget {
             max_nodes: args.max_nodes,
+            deadline: budget.deadline,
             ..LastMovesBudget::default()
         };
         let found =
@@ -144,15 +146,14 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
     let proof_budget = ProofBudget {
         time: Duration::from_secs_f64(args.proof_time.max(0.0)),
         max_bytes,
+        deadline: budget.deadline,
         ..ProofBudget::default()
     };
     if let Stipulation::ProofGame(plies) = stip {
         let target = target_of(&input);
         let pg_budget = proofgame::Budget {
             max_nodes: u64::MAX,
-            deadline: args
-                .timeout
-                .map(|t| Instant::now() + Duration::from_secs_f64(t)),
+            deadline: budget.deadline,
             max_bytes,
         };
         let found = proofgame::proof_games(&target, plies, &pg_budget, 100);

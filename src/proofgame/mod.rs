@@ -297,6 +297,11 @@ fn find_game(target: &Target, max_plies: u32, budget: &Budget) -> Option<Vec<Mov
     let lowest = Searcher::new(&tables, target, budget).min_plies(max_plies)?;
     let first = lowest + (lowest + parity) % 2;
     for plies in (first..=max_plies).step_by(2) {
+        // No new length once the deadline has passed (a search checks it only every
+        // `CLOCK_INTERVAL` nodes, which a short one may never reach).
+        if budget.deadline.is_some_and(|d| Instant::now() >= d) {
+            return None;
+        }
         let left = Budget {
             max_nodes: budget.max_nodes.saturating_sub(nodes),
             deadline: budget.deadline,
