@@ -1,7 +1,10 @@
 //! `retroclock games`: the no-progress runs of every game of PGN files, and with `--verify` a
 //! retro check of every position the games reach.
 
-use std::{path::PathBuf, process::ExitCode};
+use std::{
+    path::{Path, PathBuf},
+    process::ExitCode,
+};
 
 use rayon::prelude::*;
 use retroclock::{
@@ -14,7 +17,7 @@ use retroclock::{
 use serde_json::{Value, json};
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position as _, fen::Fen, san::SanPlus};
 
-use super::{Failure, counting_bar, emit, expand_paths, memory_budget, read_input};
+use super::{Failure, counting_bar, expand_paths, memory_budget, read_input, write_out};
 
 /// The arguments of `games`.
 #[derive(clap::Args, Debug)]
@@ -93,7 +96,8 @@ enum Item {
 }
 
 /// Runs `games`: exit 0 when all is well, 1 when `--verify` found a failure, 2 when a file or a
-/// game cannot be read.
+/// game cannot be read. Each file is read, checked and printed before the next is read, so a
+/// long run shows its results as it goes and holds one file at a time.
 pub fn games(args: GamesArgs) -> Result<ExitCode, Failure> {
     let rules = match args.rules.as_str() {
         "fide" => Rules::Fide,
@@ -109,79 +113,105 @@ pub fn games(args: GamesArgs) -> Result<ExitCode, Failure> {
         convention,
         ..ReplayOptions::default()
     };
-    let mut items: Vec<Item> = Vec::new();
-    let mut games: Vec<(usize, Game)> = Vec::new();
+    let budget = Budget {
+        max_nodes: args.max_nodes,
+        max_bytes: memory_budget(args.max_memory)?,
+        ..Budget::default()
+    };
+    let mut counts = Counts::default();
     for path in expand_paths(&args.files, &["pgn"]) {
-        let path = match path {
-            Ok(path) => path,
-            Err((folder, message)) => {
-                items.push(Item::Error {
+        let (mut items, games) = match path {
+            Ok(path) => read_games(&path, &options),
+            Err((folder, message)) => (
+                vec![Item::Error {
                     file: folder.display().to_string(),
                     game: None,
                     line: None,
                     message,
-                });
-                continue;
-            }
+                }],
+                Vec::new(),
+            ),
         };
-        let file = path.display().to_string();
-        let bytes = match read_input(&path) {
-            Ok(b) => b,
-            Err(e) => {
-                items.push(Item::Error {
-                    file,
-                    game: None,
-                    line: None,
-                    message: format!("cannot read: {e}"),
-                });
-                continue;
-            }
-        };
-        for result in parse_pgn(&String::from_utf8_lossy(&bytes)) {
-            match result {
-                Ok(game) => match analyse_game(&game, &options) {
-                    Ok(report) => {
-                        items.push(Item::Report {
-                            file: file.clone(),
-                            report: Box::new(report),
-                            from_fen: game.from_fen,
-                            verification: None,
-                        });
-                        games.push((items.len() - 1, game));
-                    }
-                    Err(e) => items.push(Item::Error {
+        if args.verify {
+            verify(&mut items, &games, rules, convention, &budget);
+        }
+        if !write_out(&render(&items, args.json, &mut counts))? {
+            break; // the reader went away
+        }
+    }
+    Ok(ExitCode::from(if counts.errors > 0 {
+        2
+    } else if counts.failures > 0 {
+        1
+    } else {
+        0
+    }))
+}
+
+/// The games of one file (`-`: standard input), each analysed: a report per game or an error
+/// per game (or one for the file) that cannot be read, with the games to verify (by the index
+/// of their report).
+fn read_games(path: &Path, options: &ReplayOptions) -> (Vec<Item>, Vec<(usize, Game)>) {
+    let file = path.display().to_string();
+    let mut items: Vec<Item> = Vec::new();
+    let mut games: Vec<(usize, Game)> = Vec::new();
+    let bytes = match read_input(path) {
+        Ok(b) => b,
+        Err(e) => {
+            items.push(Item::Error {
+                file,
+                game: None,
+                line: None,
+                message: format!("cannot read: {e}"),
+            });
+            return (items, games);
+        }
+    };
+    for result in parse_pgn(&String::from_utf8_lossy(&bytes)) {
+        match result {
+            Ok(game) => match analyse_game(&game, options) {
+                Ok(report) => {
+                    items.push(Item::Report {
                         file: file.clone(),
-                        game: Some(e.game),
-                        line: (e.ply as usize)
-                            .checked_sub(1)
-                            .and_then(|i| game.moves.get(i))
-                            .map(|m| m.line),
-                        message: format!("illegal move \"{}\" at ply {}", e.san, e.ply),
-                    }),
-                },
+                        report: Box::new(report),
+                        from_fen: game.from_fen,
+                        verification: None,
+                    });
+                    games.push((items.len() - 1, game));
+                }
                 Err(e) => items.push(Item::Error {
                     file: file.clone(),
                     game: Some(e.game),
-                    line: Some(e.line),
-                    message: e.kind.to_string(),
+                    line: (e.ply as usize)
+                        .checked_sub(1)
+                        .and_then(|i| game.moves.get(i))
+                        .map(|m| m.line),
+                    message: format!("illegal move \"{}\" at ply {}", e.san, e.ply),
                 }),
-            }
+            },
+            Err(e) => items.push(Item::Error {
+                file: file.clone(),
+                game: Some(e.game),
+                line: Some(e.line),
+                message: e.kind.to_string(),
+            }),
         }
     }
+    (items, games)
+}
 
-    if args.verify {
-        let budget = Budget {
-            max_nodes: args.max_nodes,
-            max_bytes: memory_budget(args.max_memory)?,
-            ..Budget::default()
-        };
-        verify(&mut items, &games, rules, convention, &budget);
-    }
+/// Errors and verification failures met so far.
+#[derive(Default)]
+struct Counts {
+    errors: usize,
+    failures: usize,
+}
 
+/// The output of `items` (text or JSON Lines); errors and bug reports also go to stderr, and
+/// are counted in `counts`.
+fn render(items: &[Item], json: bool, counts: &mut Counts) -> String {
     let mut text = String::new();
-    let mut errors = 0;
-    let mut failures = 0;
-    for item in &items {
+    for item in items {
         match item {
             Item::Report {
                 file,
@@ -190,7 +220,7 @@ pub fn games(args: GamesArgs) -> Result<ExitCode, Failure> {
                 verification,
             } => {
                 if let Some(v) = verification {
-                    failures += v.failures.len();
+                    counts.failures += v.failures.len();
                     for (ply, label, fen, problem) in &v.failures {
                         eprintln!(
                             "retroclock bug: {file}, game {}, ply {ply} (after {label}): {problem}\n  FEN: {fen}",
@@ -198,7 +228,7 @@ pub fn games(args: GamesArgs) -> Result<ExitCode, Failure> {
                         );
                     }
                 }
-                if args.json {
+                if json {
                     text.push_str(&report_json(file, report, *from_fen, verification).to_string());
                     text.push('\n');
                 } else {
@@ -215,7 +245,7 @@ pub fn games(args: GamesArgs) -> Result<ExitCode, Failure> {
                 line,
                 message,
             } => {
-                errors += 1;
+                counts.errors += 1;
                 let mut place = file.clone();
                 if let Some(l) = line {
                     place.push_str(&format!(":{l}"));
@@ -224,7 +254,7 @@ pub fn games(args: GamesArgs) -> Result<ExitCode, Failure> {
                     place.push_str(&format!(", game {g}"));
                 }
                 eprintln!("error: {place}: {message}");
-                if args.json {
+                if json {
                     let v = json!({"file": file, "game": game, "line": line, "error": message});
                     text.push_str(&v.to_string());
                     text.push('\n');
@@ -234,14 +264,7 @@ pub fn games(args: GamesArgs) -> Result<ExitCode, Failure> {
             }
         }
     }
-    emit(&text)?;
-    Ok(ExitCode::from(if errors > 0 {
-        2
-    } else if failures > 0 {
-        1
-    } else {
-        0
-    }))
+    text
 }
 
 /// The positions of `game`, each with the move that produced it and its real clock under

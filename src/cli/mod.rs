@@ -30,10 +30,16 @@ pub fn parse_fen(fen: &str) -> Result<PositionInput, Failure> {
 
 /// Writes to stdout; a closed pipe ends the program quietly.
 pub fn emit(text: &str) -> Result<ExitCode, Failure> {
+    write_out(text).map(|_| ExitCode::SUCCESS)
+}
+
+/// Writes a part of the output to stdout: false when the reader has closed the pipe (the
+/// program should then end quietly).
+pub fn write_out(text: &str) -> Result<bool, Failure> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => Ok(ExitCode::SUCCESS),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
         Err(e) => Err(Failure(format!("cannot write output: {e}"))),
     }
 }
