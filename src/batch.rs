@@ -299,6 +299,55 @@ pub fn run(entries: &[Entry], settings: &Settings, done: &(dyn Fn() + Sync)) -> 
         .collect()
 }
 
+/// As [`run`], handing each outcome to `deliver` in the entries' order, as soon as it and all
+/// before it are done, so that a long batch is reported as it goes. `deliver` runs on a thread
+/// of its own; when it returns false (its reader went away), the entries not started yet are
+/// skipped and no more outcomes are delivered. The entries are checked on the current rayon
+/// pool.
+pub fn run_in_order(
+    entries: &[Entry],
+    settings: &Settings,
+    done: &(dyn Fn() + Sync),
+    deliver: impl FnMut(&Entry, Outcome) -> bool + Send,
+) {
+    use std::sync::{
+        atomic::{AtomicBool, Ordering},
+        mpsc,
+    };
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<(usize, Outcome)>();
+    std::thread::scope(|scope| {
+        let stop = &stop;
+        scope.spawn(move || {
+            let mut deliver = deliver;
+            // Outcomes that came before those of earlier entries, by entry.
+            let mut waiting = std::collections::BTreeMap::new();
+            let mut next = 0;
+            for (i, outcome) in rx {
+                waiting.insert(i, outcome);
+                while let Some(outcome) = waiting.remove(&next) {
+                    if !stop.load(Ordering::Relaxed) && !deliver(&entries[next], outcome) {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    next += 1;
+                }
+            }
+        });
+        entries
+            .par_iter()
+            .enumerate()
+            .for_each_with(tx, |tx, (i, e)| {
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                let outcome = check(e, settings);
+                done();
+                // The receiver lives until every sender is gone.
+                let _ = tx.send((i, outcome));
+            });
+    });
+}
+
 fn no_history(c: &ClockAnswer) -> bool {
     !c.has_history()
 }
@@ -648,9 +697,17 @@ impl Summary {
     pub fn of(outcomes: &[Outcome]) -> Summary {
         let mut s = Summary::default();
         for o in outcomes {
-            s.counts[Status::ALL.iter().position(|&x| x == o.status).unwrap_or(5)] += 1;
+            s.add(o);
         }
         s
+    }
+
+    /// Counts one more outcome.
+    pub fn add(&mut self, outcome: &Outcome) {
+        self.counts[Status::ALL
+            .iter()
+            .position(|&x| x == outcome.status)
+            .unwrap_or(5)] += 1;
     }
 
     /// How many outcomes have `status`.
@@ -847,6 +904,41 @@ mod tests {
             max_nodes: 5_000,
             ..Settings::default()
         }
+    }
+
+    /// Entries whose answers are quick, of several statuses, with a bad line among them.
+    fn mixed_entries() -> Vec<Entry> {
+        let text = "\
+4k3/8/8/8/8/8/8/4K3 w - - id \"kk\"; stip \"clock?\"; rules \"fide\"; sol \"0..inf\";
+4k3/8/8/3pP3/8/8/8/4K3 w - d6 id \"ep\"; stip \"clock?\"; rules \"fide\"; sol \"1..1\";
+not a fen
+4k3/8/8/8/8/8/8/3KK3 w - - stip \"legal?\"; sol \"no\";
+8/8/4k3/8/8/3K4/8/7R w - - 12 40
+4k3/8/8/3pP3/8/8/8/4K3 w - d6 id \"ep0\"; stip \"clock?\"; rules \"fide\"; sol \"0..0\";
+";
+        entries_from_text("mixed.epd", text)
+    }
+
+    #[test]
+    fn outcomes_are_delivered_in_order_and_a_refusal_stops_them() {
+        let entries = mixed_entries();
+        let all = run(&entries, &settings(), &|| {});
+        let statuses: Vec<Status> = all.iter().map(|o| o.status).collect();
+        assert!(statuses.contains(&Status::Mismatch) && statuses.contains(&Status::Error));
+        let mut delivered = Vec::new();
+        run_in_order(&entries, &settings(), &|| {}, |e, o| {
+            delivered.push((e.line, o.status));
+            true
+        });
+        let expected: Vec<(usize, Status)> = entries.iter().map(|e| e.line).zip(statuses).collect();
+        assert_eq!(delivered, expected);
+        // A receiver that refuses the second outcome gets no more.
+        let mut count = 0;
+        run_in_order(&entries, &settings(), &|| {}, |_, _| {
+            count += 1;
+            count < 2
+        });
+        assert_eq!(count, 2);
     }
 
     #[test]

@@ -4,7 +4,9 @@ use std::{path::PathBuf, process::ExitCode, time::Duration};
 
 use retroclock::batch::{self, Entry, Settings, Shard, Summary};
 
-use super::{Failure, counting_bar, emit, expand_paths, memory_budget, read_input, thread_pool};
+use super::{
+    Failure, counting_bar, expand_paths, memory_budget, read_input, thread_pool, write_out,
+};
 
 /// The output formats of `batch`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
@@ -111,37 +113,63 @@ pub fn batch(args: BatchArgs) -> Result<ExitCode, Failure> {
     }
 
     let bar = counting_bar(entries.len() as u64, "entries");
-    let outcomes = pool.install(|| {
-        batch::run(&entries, &settings, &|| {
-            if let Some(bar) = &bar {
-                bar.inc(1);
+    // Written around the bar, which is drawn on stderr when that is a terminal.
+    let write = |text: &str| match &bar {
+        Some(bar) => bar.suspend(|| write_out(text)),
+        None => write_out(text),
+    };
+    let mut summary = Summary::default();
+    let mut failure: Option<Failure> = None;
+    let mut open = true;
+    if args.format == Format::Csv {
+        open = write(batch::CSV_HEADER)?;
+    }
+    if open {
+        let deliver = |e: &Entry, o: batch::Outcome| {
+            summary.add(&o);
+            let text = match args.format {
+                Format::Human => batch::outcome_human(e, &o),
+                Format::Jsonl => format!("{}\n", batch::outcome_json(e, &o, threads)),
+                Format::Csv => batch::outcome_csv(e, &o),
+            };
+            match write(&text) {
+                Ok(still_open) => {
+                    open = still_open;
+                    still_open
+                }
+                Err(f) => {
+                    failure = Some(f);
+                    false
+                }
             }
-        })
-    });
+        };
+        pool.install(|| {
+            batch::run_in_order(
+                &entries,
+                &settings,
+                &|| {
+                    if let Some(bar) = &bar {
+                        bar.inc(1);
+                    }
+                },
+                deliver,
+            )
+        });
+    }
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-
-    let summary = Summary::of(&outcomes);
-    let mut text = String::new();
-    if args.format == Format::Csv {
-        text.push_str(batch::CSV_HEADER);
+    if let Some(f) = failure {
+        return Err(f);
     }
-    for (e, o) in entries.iter().zip(&outcomes) {
-        match args.format {
-            Format::Human => text.push_str(&batch::outcome_human(e, o)),
-            Format::Jsonl => {
-                text.push_str(&batch::outcome_json(e, o, threads).to_string());
-                text.push('\n');
-            }
-            Format::Csv => text.push_str(&batch::outcome_csv(e, o)),
-        }
-    }
+    // A reader that went away gets no summary of the entries it did not read.
     match args.format {
-        Format::Human => text.push_str(&format!("{summary}\n")),
+        _ if !open => {}
+        Format::Human => {
+            write_out(&format!("{summary}\n"))?;
+        }
         // The machine formats keep one record per entry; the summary goes to stderr.
         Format::Jsonl | Format::Csv => eprintln!("{summary}"),
     }
-    emit(&text)?;
     Ok(ExitCode::from(summary.exit_code()))
 }
