@@ -21,13 +21,20 @@
 //! before it may have been a double step that could be taken e.p. (the canonical FEN of such a
 //! predecessor differs).
 
-use std::{cell::Cell, fmt};
+use std::{
+    cell::{Cell, OnceCell},
+    fmt,
+};
 
 use shakmaty::{
     Bitboard, Board, CastlingMode, Color, Move, Piece, Rank, Role, Square, attacks, uci::UciMove,
 };
 
-use crate::{legality::SideSlack, position::Position, rules::Convention};
+use crate::{
+    legality::{Material, SideSlack},
+    position::Position,
+    rules::Convention,
+};
 
 /// What kind of move a retraction takes back.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, serde::Serialize)]
@@ -253,9 +260,30 @@ fn visit(
     pos: &Position,
     filter: Filter,
     check_material: bool,
+    f: impl FnMut(&Retraction) -> bool,
+) -> bool {
+    visit_with(pos, filter, check_material, &MaterialMemo::new(), f)
+}
+
+/// As [`visit_retractions_material_checked`], keeping the material verdicts in `cache` for the
+/// next positions with the same material and pawns.
+pub(crate) fn visit_retractions_cached(
+    pos: &Position,
+    filter: Filter,
+    cache: &mut MaterialCache,
+    f: impl FnMut(&Retraction) -> bool,
+) -> bool {
+    visit_with(pos, filter, false, cache.memo(pos), f)
+}
+
+fn visit_with(
+    pos: &Position,
+    filter: Filter,
+    check_material: bool,
+    memo: &MaterialMemo,
     mut f: impl FnMut(&Retraction) -> bool,
 ) -> bool {
-    let Some(generator) = Generator::new(pos, filter, check_material) else {
+    let Some(generator) = Generator::new(pos, filter, check_material, memo) else {
         return true;
     };
     let mut sink = Sink {
@@ -293,9 +321,22 @@ struct Generator<'a> {
     us: Color,
     our_king: Square,
     their_king: Square,
+    /// The material verdicts, which depend only on the material, the pawns and the side taking
+    /// back (shared by the generations of positions that have the same).
+    memo: &'a MaterialMemo,
+    /// The opponent's pawns on its fourth rank: without one, no predecessor carries an e.p.
+    /// square, except after putting back a pawn there.
+    their_fourth: Bitboard,
+}
+
+/// The material verdicts of a generation. Each depends only on the position's material (its
+/// units by role, bishops by square colour), its pawns' squares and the side taking back, so
+/// the generations of positions that have the same share them ([`MaterialCache`]): all the
+/// positions of one reversible graph do. Each is found when first needed.
+pub(crate) struct MaterialMemo {
     /// Our side's material verdict when the opponent has one unit more and neither side's
     /// pawns that matter to ours moved (a piece of ours took a piece, or a pawn off the
-    /// opponent's starting rank), once known.
+    /// opponent's starting rank).
     our_after_loss: Cell<Option<bool>>,
     /// The opponent's material verdict with one piece more (by slot: knight, dark bishop, rook,
     /// queen, light bishop) and its pawns as they are, times 9: 0 when our pawns on our
@@ -308,17 +349,78 @@ struct Generator<'a> {
     pawn_uncapture_memo: [Cell<Option<bool>>; 64],
     /// Our side's material verdict for the last pawn capture asked about: (from, to, verdict).
     pawn_capture_memo: Cell<Option<(Square, Square, bool)>>,
-    /// Both sides' material in the position (ours, theirs), for sure passes; found when first
-    /// needed.
-    slack: std::cell::OnceCell<[SideSlack; 2]>,
+    /// Both sides' material in the position (ours, theirs), for sure passes.
+    slack: OnceCell<[SideSlack; 2]>,
     /// Whether our pawns stand on different files: then a pawn stepping back on its file
     /// changes none of our pawn-structure captures (each pawn keeps its own file).
-    our_pawns_distinct: bool,
+    our_pawns_distinct: OnceCell<bool>,
     /// Whether the opponent has promoted extras, whose captures depend on our unmoved pawns.
-    their_extras: bool,
-    /// The opponent's pawns on its fourth rank: without one, no predecessor carries an e.p.
-    /// square, except after putting back a pawn there.
-    their_fourth: Bitboard,
+    their_extras: OnceCell<bool>,
+    /// Which of the opponent's units may be put back.
+    allowance: OnceCell<Allowance>,
+}
+
+impl MaterialMemo {
+    fn new() -> MaterialMemo {
+        MaterialMemo {
+            our_after_loss: Cell::new(None),
+            their_piece_memo: std::array::from_fn(|_| Cell::new(None)),
+            pawn_uncapture_memo: std::array::from_fn(|_| Cell::new(None)),
+            pawn_capture_memo: Cell::new(None),
+            slack: OnceCell::new(),
+            our_pawns_distinct: OnceCell::new(),
+            their_extras: OnceCell::new(),
+            allowance: OnceCell::new(),
+        }
+    }
+}
+
+/// What a [`MaterialMemo`] depends on: both sides' material and pawns, and the side taking
+/// back.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct MaterialKey {
+    us: Color,
+    material: [Material; 2],
+    pawns: Bitboard,
+}
+
+impl MaterialKey {
+    fn of(pos: &Position) -> MaterialKey {
+        MaterialKey {
+            us: !pos.turn,
+            material: [
+                Material::of(&pos.board, Color::White),
+                Material::of(&pos.board, Color::Black),
+            ],
+            pawns: pos.board.pawns(),
+        }
+    }
+}
+
+/// Material verdicts kept across generations: one [`MaterialMemo`] per side taking back, for
+/// the material and pawns of the position last asked about (a search over one reversible graph
+/// keeps them all the way).
+pub(crate) struct MaterialCache {
+    entries: [Option<(MaterialKey, MaterialMemo)>; 2],
+}
+
+impl MaterialCache {
+    /// An empty cache.
+    pub(crate) fn new() -> MaterialCache {
+        MaterialCache {
+            entries: [None, None],
+        }
+    }
+
+    /// The memo for `pos`, started afresh when its material or pawns differ from the last.
+    fn memo(&mut self, pos: &Position) -> &MaterialMemo {
+        let key = MaterialKey::of(pos);
+        let entry = &mut self.entries[usize::from(key.us == Color::Black)];
+        if entry.as_ref().is_none_or(|(k, _)| *k != key) {
+            *entry = Some((key, MaterialMemo::new()));
+        }
+        &entry.as_ref().expect("just filled").1
+    }
 }
 
 /// How a predecessor's material is to be checked.
@@ -361,7 +463,12 @@ const UNCAPTURE_ROLES: [Role; 5] = [
 ];
 
 impl<'a> Generator<'a> {
-    fn new(pos: &'a Position, filter: Filter, check_material: bool) -> Option<Generator<'a>> {
+    fn new(
+        pos: &'a Position,
+        filter: Filter,
+        check_material: bool,
+        memo: &'a MaterialMemo,
+    ) -> Option<Generator<'a>> {
         let us = !pos.turn;
         let our_king = pos.king(us)?;
         let their_king = pos.king(pos.turn)?;
@@ -382,17 +489,7 @@ impl<'a> Generator<'a> {
             us,
             our_king,
             their_king,
-            our_after_loss: Cell::new(None),
-            their_piece_memo: std::array::from_fn(|_| Cell::new(None)),
-            pawn_uncapture_memo: std::array::from_fn(|_| Cell::new(None)),
-            pawn_capture_memo: Cell::new(None),
-            slack: std::cell::OnceCell::new(),
-            // Only pawn steps use these two (a shortcut of their material check); without
-            // resets, the conservative values skip the counting.
-            our_pawns_distinct: filter.zeroing()
-                && pawns_on_distinct_files(pos.board.pawns() & pos.board.by_color(us)),
-            their_extras: !filter.zeroing()
-                || crate::legality::Material::of(&pos.board, pos.turn).promoted_extras() > 0,
+            memo,
             their_fourth: pos.board.pawns()
                 & pos.board.by_color(pos.turn)
                 & Bitboard::from_rank(pos.turn.fold_wb(Rank::Fourth, Rank::Fifth)),
@@ -411,12 +508,13 @@ impl<'a> Generator<'a> {
         let our_rights =
             self.pos.castling & Bitboard::from_rank(self.us.fold_wb(Rank::First, Rank::Eighth));
         let them = self.pos.turn;
+        let nothing = Allowance {
+            uncapture: [false; 5],
+        };
         let allowance = if zeroing {
-            allowance(board, them)
+            self.memo.allowance.get_or_init(|| allowance(board, them))
         } else {
-            Allowance {
-                uncapture: [false; 5],
-            }
+            &nothing
         };
         let empty = !board.occupied();
         for to in board.by_color(self.us) {
@@ -435,7 +533,7 @@ impl<'a> Generator<'a> {
             match role {
                 Role::Pawn => {
                     if zeroing {
-                        self.pawn(to, empty, &allowance, f);
+                        self.pawn(to, empty, allowance, f);
                     }
                 }
                 _ => {
@@ -465,7 +563,7 @@ impl<'a> Generator<'a> {
                         && role != Role::King
                         && to.rank() == self.us.fold_wb(Rank::Eighth, Rank::First)
                     {
-                        self.unpromotion(role, to, empty, &allowance, f);
+                        self.unpromotion(role, to, empty, allowance, f);
                     }
                 }
             }
@@ -473,6 +571,21 @@ impl<'a> Generator<'a> {
         if our_rights.is_empty() && self.filter.castling() {
             self.uncastling(f);
         }
+    }
+
+    /// Whether our pawns stand on different files (see [`MaterialMemo`]).
+    fn our_pawns_distinct(&self) -> bool {
+        *self.memo.our_pawns_distinct.get_or_init(|| {
+            pawns_on_distinct_files(self.pos.board.pawns() & self.pos.board.by_color(self.us))
+        })
+    }
+
+    /// Whether the opponent has promoted extras (see [`MaterialMemo`]).
+    fn their_extras(&self) -> bool {
+        *self
+            .memo
+            .their_extras
+            .get_or_init(|| Material::of(&self.pos.board, self.pos.turn).promoted_extras() > 0)
     }
 
     /// The forward direction of our pawns, as a square offset.
@@ -827,8 +940,8 @@ impl<'a> Generator<'a> {
             }
             None if role == Role::Pawn
                 && promotion.is_none()
-                && self.our_pawns_distinct
-                && (!self.their_extras
+                && self.our_pawns_distinct()
+                && (!self.their_extras()
                     || from.rank() != self.us.fold_wb(Rank::Second, Rank::Seventh)) =>
             {
                 MaterialCheck::Unchanged
@@ -1052,8 +1165,8 @@ impl<'a> Generator<'a> {
             MaterialCheck::Unchanged => true,
             MaterialCheck::Remembered { slot, .. } => {
                 match (
-                    self.their_piece_memo[slot * 9].get(),
-                    self.our_after_loss.get(),
+                    self.memo.their_piece_memo[slot * 9].get(),
+                    self.memo.our_after_loss.get(),
                 ) {
                     (Some(false), _) => false,
                     (Some(true), Some(ours)) => ours,
@@ -1072,7 +1185,7 @@ impl<'a> Generator<'a> {
         let ours = || crate::legality::material_side_ok(board, self.us);
         let theirs = || crate::legality::material_side_ok(board, !self.us);
         let slack = || {
-            self.slack.get_or_init(|| {
+            self.memo.slack.get_or_init(|| {
                 [
                     SideSlack::of(&self.pos.board, self.us),
                     SideSlack::of(&self.pos.board, !self.us),
@@ -1080,7 +1193,7 @@ impl<'a> Generator<'a> {
             })
         };
         let ours_after_loss = || {
-            remembered(&self.our_after_loss, || {
+            remembered(&self.memo.our_after_loss, || {
                 slack()[0].passes_after_loss() || ours()
             })
         };
@@ -1089,7 +1202,7 @@ impl<'a> Generator<'a> {
             MaterialCheck::Full => material_possible(board),
             MaterialCheck::RememberedPawn(square) => {
                 let their_start = (!self.us).fold_wb(Rank::Second, Rank::Seventh);
-                let memo = &self.pawn_uncapture_memo[usize::from(square)];
+                let memo = &self.memo.pawn_uncapture_memo[usize::from(square)];
                 if square.rank() == their_start {
                     remembered(memo, || material_possible(board))
                 } else {
@@ -1104,11 +1217,11 @@ impl<'a> Generator<'a> {
                 slot,
                 cap,
             } => {
-                let ours = match self.pawn_capture_memo.get() {
+                let ours = match self.memo.pawn_capture_memo.get() {
                     Some((f, t, ok)) if f == from && t == to => ok,
                     _ => {
                         let ok = slack()[0].passes_after_pawn_capture(from, to, None) || ours();
-                        self.pawn_capture_memo.set(Some((from, to, ok)));
+                        self.memo.pawn_capture_memo.set(Some((from, to, ok)));
                         ok
                     }
                 };
@@ -1120,7 +1233,7 @@ impl<'a> Generator<'a> {
                         } else {
                             0
                         };
-                    remembered(&self.their_piece_memo[key], || {
+                    remembered(&self.memo.their_piece_memo[key], || {
                         slack()[1].passes_with_piece(cap, to, on_start.then(|| from.file()))
                             || theirs()
                     })
@@ -1142,7 +1255,7 @@ impl<'a> Generator<'a> {
                         || theirs())
             }
             MaterialCheck::Remembered { slot, cap, to } => {
-                remembered(&self.their_piece_memo[slot * 9], || {
+                remembered(&self.memo.their_piece_memo[slot * 9], || {
                     slack()[1].passes_with_piece(cap, to, None) || theirs()
                 }) && ours_after_loss()
             }
@@ -1399,5 +1512,67 @@ mod tests {
             with_ep > 0 && with_rights > 0,
             "{with_ep} e.p., {with_rights} rights"
         );
+    }
+
+    /// The material verdicts kept in a [`MaterialCache`] across positions give every
+    /// retraction that fresh ones give: on the reversible predecessors of positions whose
+    /// material is tight (captures the pawns need, promoted extras, unmoved pawns blocking),
+    /// with the positions of different materials interleaved so that the cache also starts
+    /// afresh.
+    #[test]
+    fn kept_material_verdicts_give_the_same_retractions() {
+        let fens = [
+            // The a-pawn took on b3: Black, one unit short, can have no unit put back.
+            "rnbqkbn1/pppppppp/8/8/8/1P6/1PPPPPPP/RNBQKBNR b KQq -",
+            "r1bqkb1r/pp1ppppp/2n2n2/8/3NP3/8/PPP2PPP/RNBQKB1R b KQkq -",
+            // Two promoted extras and doubled pawns.
+            "4k3/1P6/8/8/8/8/2PPPP1P/QQ2K3 b - -",
+            "4k3/pppp4/8/8/8/2P5/P1PPPPPP/4K3 b - -",
+            "4k3/3p4/8/8/8/8/4P3/4K3 w - -",
+        ];
+        let mut graphs = Vec::new();
+        for fen in fens {
+            let mut seen: Vec<Position> = PositionInput::parse(fen).unwrap().candidates();
+            let mut i = 0;
+            while i < seen.len() && seen.len() < 120 {
+                let pos = seen[i].clone();
+                visit_retractions(&pos, Filter::Reversible(Convention::Fide), |r| {
+                    if !seen.contains(&r.predecessor) {
+                        seen.push(r.predecessor.clone());
+                    }
+                    true
+                });
+                i += 1;
+            }
+            graphs.push(seen);
+        }
+        let longest = graphs.iter().map(Vec::len).max().unwrap();
+        let mut cache = MaterialCache::new();
+        let mut check = |pos: &Position| {
+            let mut fresh = Vec::new();
+            visit(pos, Filter::All, false, |r| {
+                fresh.push(r.clone());
+                true
+            });
+            let mut kept = Vec::new();
+            visit_retractions_cached(pos, Filter::All, &mut cache, |r| {
+                kept.push(r.clone());
+                true
+            });
+            assert_eq!(kept, fresh, "{}", pos.fen4());
+            fresh.len()
+        };
+        let mut compared = 0;
+        // Interleaved: the material changes at every position.
+        for i in 0..longest {
+            for graph in &graphs {
+                compared += graph.get(i).map_or(0, &mut check);
+            }
+        }
+        // One graph after the other: the verdicts are kept over each graph.
+        for pos in graphs.iter().flatten() {
+            compared += check(pos);
+        }
+        assert!(compared > 5_000, "{compared} retractions compared");
     }
 }

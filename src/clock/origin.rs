@@ -4,7 +4,10 @@
 use crate::{
     legality,
     position::Position,
-    retract::{Filter, Retraction, visit_retractions_material_checked},
+    retract::{
+        Filter, MaterialCache, Retraction, visit_retractions_cached,
+        visit_retractions_material_checked,
+    },
     rules::Convention,
 };
 
@@ -123,11 +126,32 @@ pub fn origin_status_counted(
     budget: u64,
     spent: &mut u64,
 ) -> ChainStatus {
+    origin_status_cached(
+        pos,
+        convention,
+        depth,
+        budget,
+        spent,
+        &mut MaterialCache::new(),
+    )
+}
+
+/// As [`origin_status_counted`], with the material verdicts of the reset retractions kept in
+/// `cache` for the next positions with the same material and pawns (as all the positions of
+/// one reversible graph have).
+pub(crate) fn origin_status_cached(
+    pos: &Position,
+    convention: Convention,
+    depth: u32,
+    budget: u64,
+    spent: &mut u64,
+    cache: &mut MaterialCache,
+) -> ChainStatus {
     if pos.is_initial() {
         return ChainStatus::Found;
     }
     let mut status = ChainStatus::Dead;
-    visit_retractions_material_checked(pos, Filter::Resets(convention), |r| {
+    visit_retractions_cached(pos, Filter::Resets(convention), cache, |r| {
         let q = &r.predecessor;
         let mut left = budget;
         // A unit put back by an un-capture may stand where no unit can have got (walled off

@@ -16,14 +16,14 @@ use rayon::prelude::*;
 
 use crate::{
     position::Position,
-    retract::{Filter, Step, visit_retractions_material_checked},
+    retract::{Filter, MaterialCache, Step, visit_retractions_material_checked},
     rules::Convention,
 };
 
 use super::{
     adjacency::{Adjacency, Children},
     bits::Bits,
-    origin::{ChainStatus, origin_status},
+    origin::{ChainStatus, origin_status, origin_status_cached},
 };
 
 /// The index from Zobrist keys to stored positions: an open-addressing table of 4-byte slots
@@ -455,6 +455,9 @@ fn expand_part(run: &[Queued], convention: Convention, budget: &Budget) -> Part 
         counts: Vec::with_capacity(run.len()),
         targets: Vec::with_capacity(run.len() * 16),
     };
+    // The positions of one graph have the same material and pawns: the material verdicts of
+    // their reset retractions are found once.
+    let mut material = MaterialCache::new();
     for (_, id, pos) in run {
         let keys = (id.key, id.check);
         let before = part.targets.len();
@@ -480,7 +483,16 @@ fn expand_part(run: &[Queued], convention: Convention, budget: &Budget) -> Part 
             true
         });
         part.counts.push((part.targets.len() - before) as u32);
-        part.origins.push(is_origin(pos, convention, budget));
+        part.origins.push(
+            origin_status_cached(
+                pos,
+                convention,
+                budget.chain_depth,
+                budget.chain_budget,
+                &mut 0,
+                &mut material,
+            ) != ChainStatus::Dead,
+        );
     }
     part
 }
