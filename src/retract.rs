@@ -445,7 +445,21 @@ enum MaterialCheck {
     /// A pawn took a pawn: each side's verdict is settled from the position's material when
     /// it can be (`SideSlack`), else checked on the predecessor.
     PawnTookPawn { from: Square, to: Square },
-    /// Pawns moved, or a pawn was put back, or an un-promotion: check in full.
+    /// Our pawn stepped back on its file: our side's verdict is settled from the position's
+    /// material when it can be (`SideSlack`); the opponent's is the position's (it passed)
+    /// unless the pawn is back on our starting rank and the opponent has promoted extras.
+    PawnStep { from: Square, to: Square },
+    /// Our pawn promoted to `promoted` on `to` (taking `cap` there if given): our side's
+    /// verdict is settled from the position's material when it can be (`SideSlack`), the
+    /// opponent's too (it is the position's, which passed, when nothing was taken: our units
+    /// and unmoved pawns stay as they are), else checked on the predecessor.
+    Unpromotion {
+        from: Square,
+        to: Square,
+        promoted: Role,
+        cap: Option<Role>,
+    },
+    /// An e.p. capture: check in full.
     Full,
 }
 
@@ -916,7 +930,8 @@ impl<'a> Generator<'a> {
         // taking a pawn, only on the pawn's square. A pawn stepping back on its own file, when
         // our pawns stand on different files, keeps every pawn on its own file: our captures
         // do not change, and the opponent's change only if the pawn is back on its starting
-        // rank (it then blocks that file) and the opponent has promoted extras.
+        // rank (it then blocks that file) and the opponent has promoted extras; otherwise a
+        // pawn step, and an un-promotion, are first settled from the position's material.
         match capture {
             Some(Role::Pawn) if role != Role::Pawn && promotion.is_none() => {
                 MaterialCheck::RememberedPawn(to)
@@ -945,6 +960,20 @@ impl<'a> Generator<'a> {
                     || from.rank() != self.us.fold_wb(Rank::Second, Rank::Seventh)) =>
             {
                 MaterialCheck::Unchanged
+            }
+            None if role == Role::Pawn && promotion.is_none() => {
+                MaterialCheck::PawnStep { from, to }
+            }
+            _ if role == Role::Pawn
+                && let Some(promoted) = promotion
+                && capture != Some(Role::Pawn) =>
+            {
+                MaterialCheck::Unpromotion {
+                    from,
+                    to,
+                    promoted,
+                    cap: capture,
+                }
             }
             _ if capture.is_some() || promotion.is_some() || role == Role::Pawn => {
                 MaterialCheck::Full
@@ -1200,6 +1229,25 @@ impl<'a> Generator<'a> {
         match material {
             MaterialCheck::Unchanged => true,
             MaterialCheck::Full => material_possible(board),
+            MaterialCheck::Unpromotion {
+                from,
+                to,
+                promoted,
+                cap,
+            } => {
+                let slack = slack();
+                (slack[0].passes_after_unpromotion(from, promoted, to, cap.is_some()) || ours())
+                    && cap.is_none_or(|cap| slack[1].passes_with_piece(cap, to, None) || theirs())
+            }
+            MaterialCheck::PawnStep { from, to } => {
+                let our_start = self.us.fold_wb(Rank::Second, Rank::Seventh);
+                let slack = slack();
+                (slack[0].passes_after_pawn_step(from, to) || ours())
+                    && (from.rank() != our_start
+                        || !self.their_extras()
+                        || slack[1].passes_with_blocked(from.file())
+                        || theirs())
+            }
             MaterialCheck::RememberedPawn(square) => {
                 let their_start = (!self.us).fold_wb(Rank::Second, Rank::Seventh);
                 let memo = &self.memo.pawn_uncapture_memo[usize::from(square)];

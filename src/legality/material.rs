@@ -764,6 +764,100 @@ impl SideSlack {
             && Self::captures(cost, used, self.pawns, extras, self.blocked) < self.available
     }
 
+    /// Sure to pass when its pawn on `to` steps back to `from` on the same file (one or two
+    /// ranks), nothing else changing: the pawn keeps its starting file in the known assignment
+    /// if it still reaches it from `from`, and every count stays as it is.
+    pub(crate) fn passes_after_pawn_step(&self, from: Square, to: Square) -> bool {
+        let Some(Assignment { cost, used, starts }) = self.assignment else {
+            return false;
+        };
+        if Bitboard::BACKRANKS.contains(from) || from.file() != to.file() {
+            return false;
+        }
+        let Some(i) = self.squares[..self.pawns as usize]
+            .iter()
+            .position(|&sq| sq == to)
+        else {
+            return false;
+        };
+        let file = from.file().to_u32() as u8;
+        file.abs_diff(starts[i]) <= ranks_advanced(self.color, from)
+            && Self::counts_pass(&self.material)
+            && Self::captures(
+                cost,
+                used,
+                self.pawns,
+                self.material.promoted_extras(),
+                self.blocked,
+            ) <= self.available
+    }
+
+    /// Sure to pass when its piece `role` on `to` (on the far rank) is taken back to the pawn
+    /// it promoted from, on `from`, and the other side has one unit more if `captured` (the
+    /// promotion took it): the new pawn takes the nearest starting file that it can reach and
+    /// the known assignment leaves free, and the piece no longer counts.
+    pub(crate) fn passes_after_unpromotion(
+        &self,
+        from: Square,
+        role: Role,
+        to: Square,
+        captured: bool,
+    ) -> bool {
+        let Some(Assignment { cost, used, .. }) = self.assignment else {
+            return false;
+        };
+        if Bitboard::BACKRANKS.contains(from) {
+            return false;
+        }
+        let Some((d, start)) = self.nearest_free(from, used) else {
+            return false;
+        };
+        let mut m = self.material;
+        let count = match role {
+            Role::Knight => &mut m.knights,
+            Role::Bishop if to.is_light() => &mut m.light_bishops,
+            Role::Bishop => &mut m.dark_bishops,
+            Role::Rook => &mut m.rooks,
+            Role::Queen => &mut m.queens,
+            Role::Pawn | Role::King => return false,
+        };
+        let Some(fewer) = count.checked_sub(1) else {
+            return false;
+        };
+        *count = fewer;
+        m.pawns += 1;
+        let available = if captured {
+            self.available.saturating_sub(1)
+        } else {
+            self.available
+        };
+        (!captured || self.available > 0)
+            && Self::counts_pass(&m)
+            && Self::captures(
+                cost + u32::from(d),
+                used | (1 << start),
+                self.pawns + 1,
+                m.promoted_extras(),
+                self.blocked,
+            ) <= available
+    }
+
+    /// Sure to pass when the other side's unmoved pawns also stand on `file` (a pawn of the
+    /// other side stepped back to its starting square there), nothing else changing.
+    pub(crate) fn passes_with_blocked(&self, file: shakmaty::File) -> bool {
+        let Some(Assignment { cost, used, .. }) = self.assignment else {
+            return false;
+        };
+        Self::counts_pass(&self.material)
+            && Self::captures(
+                cost,
+                used,
+                self.pawns,
+                self.material.promoted_extras(),
+                self.blocked | file_bit(Some(file)),
+            ) <= self.available
+    }
+
     /// Sure to pass with one piece more (`role` on `square`; a bishop counts by its square
     /// colour), its pawns where they are, and the other side's unmoved pawns also on
     /// `blocked_file` if given.
@@ -1229,7 +1323,7 @@ mod tests {
             state % n
         };
         let roles = [Role::Knight, Role::Bishop, Role::Rook, Role::Queen];
-        let mut seen = [0u32; 4];
+        let mut seen = [0u32; 7];
         for _ in 0..20_000 {
             let mut b = Board::empty();
             b.set_piece_at(Square::E1, Color::White.king());
@@ -1325,6 +1419,53 @@ mod tests {
                     let blocks = put_back == Role::Pawn && to.rank() == other_start;
                     if slack.passes_after_pawn_capture(from, to, blocks.then(|| to.file())) {
                         seen[3] += 1;
+                        assert!(material_side_ok(&back, color), "{}", back.board_fen());
+                    }
+                }
+            }
+            // One of its pawns steps back on its file (one rank, or two from the fourth).
+            let fwd = color.fold_wb(8, -8);
+            for to in b.by_piece(color.pawn()) {
+                for ranks in [1, 2] {
+                    let Some(from) = to.offset(-fwd * ranks) else {
+                        continue;
+                    };
+                    if b.occupied().contains(from) || Bitboard::BACKRANKS.contains(from) {
+                        continue;
+                    }
+                    let mut back = b.clone();
+                    back.discard_piece_at(to);
+                    back.set_piece_at(from, color.pawn());
+                    if slack.passes_after_pawn_step(from, to) {
+                        seen[4] += 1;
+                        assert!(material_side_ok(&back, color), "{}", back.board_fen());
+                    }
+                }
+            }
+            // The other side's unmoved pawns stand on one more file.
+            let mut blocked = b.clone();
+            if add_blocker(&mut blocked, 0) && slack.passes_with_blocked(file) {
+                seen[5] += 1;
+                assert!(material_side_ok(&blocked, color), "{}", blocked.board_fen());
+            }
+            // One of its pieces on the far rank is taken back to the pawn it promoted from,
+            // straight or with a capture (a piece of the other side put back).
+            let far = color.fold_wb(Rank::Eighth, Rank::First);
+            for to in b.by_color(color) & !b.pawns() & !b.kings() & Bitboard::from_rank(far) {
+                let role = b.role_at(to).expect("occupied");
+                let behind = to.offset(-fwd).expect("not on the first rank");
+                for from in (attacks::pawn_attacks(!color, to) | Bitboard::from_square(behind))
+                    & !b.occupied()
+                {
+                    let captured = from != behind;
+                    let mut back = b.clone();
+                    back.discard_piece_at(to);
+                    back.set_piece_at(from, color.pawn());
+                    if captured {
+                        back.set_piece_at(to, Role::Knight.of(!color));
+                    }
+                    if slack.passes_after_unpromotion(from, role, to, captured) {
+                        seen[6] += 1;
                         assert!(material_side_ok(&back, color), "{}", back.board_fen());
                     }
                 }
