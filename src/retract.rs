@@ -200,12 +200,11 @@ pub fn retractions(pos: &Position) -> Vec<Retraction> {
     out
 }
 
-/// Calls `f` with every legal retraction from `pos` (see [`retractions`]).
-pub fn for_each_retraction(pos: &Position, mut f: impl FnMut(Retraction)) {
-    visit_retractions(pos, Filter::All, |r| {
-        f(r.clone());
-        true
-    });
+/// Calls `f` with every legal retraction from `pos` (see [`retractions`]), handing each over.
+pub fn for_each_retraction(pos: &Position, f: impl FnMut(Retraction)) {
+    if let Some(generator) = Generator::new(pos, Filter::All, true, &MaterialMemo::new()) {
+        generator.run(&mut Each(f));
+    }
 }
 
 /// Which retractions a caller wants.
@@ -294,17 +293,46 @@ fn visit_with(
     !sink.stopped
 }
 
-/// Where the generator sends retractions; remembers when the receiver asked to stop.
+/// Where the generator sends retractions.
+trait Receiver {
+    /// Takes one retraction.
+    fn push(&mut self, r: Retraction);
+    /// Whether the receiver wants no more.
+    fn stopped(&self) -> bool;
+}
+
+/// A visitor, which sees each retraction and may ask to stop; remembers when it did.
 struct Sink<F> {
     f: F,
     stopped: bool,
 }
 
-impl<F: FnMut(&Retraction) -> bool> Sink<F> {
+impl<F: FnMut(&Retraction) -> bool> Receiver for Sink<F> {
+    #[inline]
     fn push(&mut self, r: Retraction) {
         if !self.stopped && !(self.f)(&r) {
             self.stopped = true;
         }
+    }
+
+    #[inline]
+    fn stopped(&self) -> bool {
+        self.stopped
+    }
+}
+
+/// A receiver that is handed every retraction (nothing is copied for it).
+struct Each<F>(F);
+
+impl<F: FnMut(Retraction)> Receiver for Each<F> {
+    #[inline]
+    fn push(&mut self, r: Retraction) {
+        (self.0)(r);
+    }
+
+    #[inline]
+    fn stopped(&self) -> bool {
+        false
     }
 }
 
@@ -510,7 +538,7 @@ impl<'a> Generator<'a> {
         })
     }
 
-    fn run(&self, f: &mut Sink<impl FnMut(&Retraction) -> bool>) {
+    fn run(&self, f: &mut impl Receiver) {
         let board = &self.pos.board;
         let (quiet, zeroing) = (self.filter.quiet(), self.filter.zeroing());
         if let Some(ep) = self.pos.ep_square {
@@ -532,7 +560,7 @@ impl<'a> Generator<'a> {
         };
         let empty = !board.occupied();
         for to in board.by_color(self.us) {
-            if f.stopped {
+            if f.stopped() {
                 return;
             }
             if self.pos.castling.contains(to) {
@@ -556,7 +584,7 @@ impl<'a> Generator<'a> {
                     // square the piece came from (a bishop keeps its square colour).
                     let verdicts = Default::default();
                     for from in froms {
-                        if f.stopped {
+                        if f.stopped() {
                             return;
                         }
                         if quiet {
@@ -607,13 +635,7 @@ impl<'a> Generator<'a> {
         self.us.fold_wb(8, -8)
     }
 
-    fn pawn(
-        &self,
-        to: Square,
-        empty: Bitboard,
-        allowance: &Allowance,
-        f: &mut Sink<impl FnMut(&Retraction) -> bool>,
-    ) {
+    fn pawn(&self, to: Square, empty: Bitboard, allowance: &Allowance, f: &mut impl Receiver) {
         let fwd = self.forward();
         let Some(behind) = to.offset(-fwd) else {
             return;
@@ -646,7 +668,7 @@ impl<'a> Generator<'a> {
         }
         // Captures, including e.p.
         for from in attacks::pawn_attacks(!self.us, to) & empty {
-            if f.stopped || Bitboard::BACKRANKS.contains(from) {
+            if f.stopped() || Bitboard::BACKRANKS.contains(from) {
                 continue;
             }
             self.uncaptures(
@@ -665,13 +687,7 @@ impl<'a> Generator<'a> {
         }
     }
 
-    fn en_passant(
-        &self,
-        from: Square,
-        to: Square,
-        empty: Bitboard,
-        f: &mut Sink<impl FnMut(&Retraction) -> bool>,
-    ) {
+    fn en_passant(&self, from: Square, to: Square, empty: Bitboard, f: &mut impl Receiver) {
         let fwd = self.forward();
         let (Some(captured_sq), Some(their_origin)) = (to.offset(-fwd), to.offset(fwd)) else {
             return;
@@ -704,7 +720,7 @@ impl<'a> Generator<'a> {
         to: Square,
         empty: Bitboard,
         allowance: &Allowance,
-        f: &mut Sink<impl FnMut(&Retraction) -> bool>,
+        f: &mut impl Receiver,
     ) {
         if (self.pos.board.pawns() & self.pos.board.by_color(self.us)).count() >= 8 {
             return;
@@ -749,9 +765,9 @@ impl<'a> Generator<'a> {
         to: Square,
         promotion: Option<Role>,
         kind: RetractionKind,
-        f: &mut Sink<impl FnMut(&Retraction) -> bool>,
+        f: &mut impl Receiver,
     ) {
-        if f.stopped {
+        if f.stopped() {
             return;
         }
         let mut board = self.pos.board.clone();
@@ -786,9 +802,9 @@ impl<'a> Generator<'a> {
         roles: [bool; 5],
         verdicts: Option<&[Cell<Option<bool>>; 5]>,
         kind: RetractionKind,
-        f: &mut Sink<impl FnMut(&Retraction) -> bool>,
+        f: &mut impl Receiver,
     ) {
-        if f.stopped || !roles.contains(&true) {
+        if f.stopped() || !roles.contains(&true) {
             return;
         }
         let mut board = self.pos.board.clone();
@@ -822,7 +838,7 @@ impl<'a> Generator<'a> {
             diagonal || straight,
         ];
         for (i, &cap) in UNCAPTURE_ROLES.iter().enumerate() {
-            if !roles[i] || f.stopped || (cap == Role::Pawn && Bitboard::BACKRANKS.contains(to)) {
+            if !roles[i] || f.stopped() || (cap == Role::Pawn && Bitboard::BACKRANKS.contains(to)) {
                 continue;
             }
             let unit = cap.of(!self.us);
@@ -993,7 +1009,7 @@ impl<'a> Generator<'a> {
         material_changed: MaterialCheck,
         kind: RetractionKind,
         mv: Move,
-        f: &mut Sink<impl FnMut(&Retraction) -> bool>,
+        f: &mut impl Receiver,
     ) {
         let base = Position {
             board,
@@ -1023,7 +1039,7 @@ impl<'a> Generator<'a> {
         eps: Bitboard,
         kind: RetractionKind,
         mv: Move,
-        f: &mut Sink<impl FnMut(&Retraction) -> bool>,
+        f: &mut impl Receiver,
     ) {
         let required = base.castling;
         if optional.is_empty() && eps.is_empty() {
@@ -1066,7 +1082,7 @@ impl<'a> Generator<'a> {
 
     /// The double step that ended on the square in front of `ep` (the only retraction when the
     /// e.p. square is given).
-    fn double_step_into(&self, ep: Square, f: &mut Sink<impl FnMut(&Retraction) -> bool>) {
+    fn double_step_into(&self, ep: Square, f: &mut impl Receiver) {
         let fwd = self.forward();
         let (Some(to), Some(origin)) = (ep.offset(fwd), ep.offset(-fwd)) else {
             return;
@@ -1101,7 +1117,7 @@ impl<'a> Generator<'a> {
         );
     }
 
-    fn uncastling(&self, f: &mut Sink<impl FnMut(&Retraction) -> bool>) {
+    fn uncastling(&self, f: &mut impl Receiver) {
         let board = &self.pos.board;
         let back = self.us.fold_wb(Rank::First, Rank::Eighth);
         let sq = |file| Square::from_coords(file, back);
