@@ -355,6 +355,21 @@ struct Generator<'a> {
     /// The opponent's pawns on its fourth rank: without one, no predecessor carries an e.p.
     /// square, except after putting back a pawn there.
     their_fourth: Bitboard,
+    /// What quiet retractions are checked against, found with the first of them.
+    lines: OnceCell<KingLines>,
+}
+
+/// The lines from both kings in the position, which settle most quiet retractions without
+/// looking at the predecessor: a unit of ours that steps back between two squares that no
+/// line from either king reaches changes no slider's attack on either king.
+struct KingLines {
+    /// The squares a queen on their king's square would reach (the first unit on each line
+    /// included).
+    theirs: Bitboard,
+    /// The same from our king.
+    ours: Bitboard,
+    /// Our units attacking their king (the side to move may stand in check).
+    checkers: Bitboard,
 }
 
 /// The material verdicts of a generation. Each depends only on the position's material (its
@@ -532,6 +547,7 @@ impl<'a> Generator<'a> {
             our_king,
             their_king,
             memo,
+            lines: OnceCell::new(),
             their_fourth: pos.board.pawns()
                 & pos.board.by_color(pos.turn)
                 & Bitboard::from_rank(pos.turn.fold_wb(Rank::Fourth, Rank::Fifth)),
@@ -758,6 +774,7 @@ impl<'a> Generator<'a> {
 
     /// Builds the predecessor of a move without capture (un-captures: [`Self::uncaptures`])
     /// and emits it with every consistent choice of castling rights and e.p. square.
+    #[inline(always)]
     fn simple(
         &self,
         role: Role,
@@ -782,7 +799,55 @@ impl<'a> Generator<'a> {
             promotion,
         };
         let material = self.material_check(role, from, to, None, promotion);
-        self.emit(board, self.pos.castling, optional, material, kind, mv, f);
+        let attacks_ok = if promotion.is_none() && role != Role::King {
+            self.quiet_attacks_ok(role, from, to)
+        } else {
+            None
+        };
+        self.emit(
+            board,
+            self.pos.castling,
+            optional,
+            material,
+            attacks_ok,
+            kind,
+            mv,
+            f,
+        );
+    }
+
+    /// The lines from both kings in the position.
+    #[inline(never)]
+    fn king_lines(&self) -> KingLines {
+        let board = &self.pos.board;
+        let occupied = board.occupied();
+        KingLines {
+            theirs: attacks::queen_attacks(self.their_king, occupied),
+            ours: attacks::queen_attacks(self.our_king, occupied),
+            checkers: attackers(board, self.their_king, self.us, occupied),
+        }
+    }
+
+    /// Whether the predecessor of our `role` (not the king, and not promoting) stepping back
+    /// from `to` to `from` without a capture leaves their king out of check and ours in none,
+    /// when the lines from the kings settle it (None otherwise). In the position our king is
+    /// out of check. A slider's attack on a king changes only when a square on a line from it
+    /// changes: when neither square is on a line from their king and `to` is on none from
+    /// ours, every attack on our king stays as it is (none), every attack on theirs too,
+    /// except the stepping unit's own: it now attacks from `from`, as a leaper only (a slider
+    /// there would be on a line).
+    #[inline]
+    fn quiet_attacks_ok(&self, role: Role, from: Square, to: Square) -> Option<bool> {
+        let lines = self.lines.get_or_init(|| self.king_lines());
+        if lines.theirs.contains(from) || lines.theirs.contains(to) || lines.ours.contains(to) {
+            return None;
+        }
+        let leaper_check = match role {
+            Role::Knight => attacks::knight_attacks(from).contains(self.their_king),
+            Role::Pawn => attacks::pawn_attacks(self.us, from).contains(self.their_king),
+            _ => false,
+        };
+        Some(!leaper_check && lines.checkers.without(to).is_empty())
     }
 
     /// The un-captures of one move of ours from `from` to `to` (a pawn promoting there to
@@ -1007,6 +1072,7 @@ impl<'a> Generator<'a> {
         required: Bitboard,
         optional: Bitboard,
         material_changed: MaterialCheck,
+        attacks_ok: Option<bool>,
         kind: RetractionKind,
         mv: Move,
         f: &mut impl Receiver,
@@ -1017,7 +1083,11 @@ impl<'a> Generator<'a> {
             castling: required,
             ep_square: None,
         };
-        if self.valid(&base, material_changed) {
+        let valid = match attacks_ok {
+            Some(ok) => ok && self.material_ok(&base.board, material_changed),
+            None => self.valid(&base, material_changed),
+        };
+        if valid {
             // Their units are as in the position: without a pawn on their fourth rank, no e.p.
             let eps = if self.their_fourth.is_empty() {
                 Bitboard::EMPTY
@@ -1111,6 +1181,7 @@ impl<'a> Generator<'a> {
             our_rights,
             Bitboard::EMPTY,
             MaterialCheck::Full,
+            None,
             RetractionKind::PawnDoubleStep,
             mv,
             f,
@@ -1175,6 +1246,7 @@ impl<'a> Generator<'a> {
                 self.pos.castling | Bitboard::from_square(rook_origin),
                 optional,
                 MaterialCheck::Unchanged,
+                None,
                 RetractionKind::Uncastling,
                 mv,
                 f,
