@@ -352,12 +352,19 @@ impl Analysis {
     /// The clock values up to `limit` (inclusive) that some walk to an origin witnesses.
     ///
     /// The sets of positions reached by walks of each length repeat from some length on; once a
-    /// repetition is seen, the rest of the values follow from the cycle of sets.
+    /// repetition is seen, the rest of the values follow from the cycle of sets. Sooner, when
+    /// the last two sets each hold an origin and each holds the set two plies shorter, every
+    /// larger value is witnessed: a step maps a larger set to a larger one, so each set holds
+    /// the one two plies shorter from there on, and with it an origin.
     pub fn values_up_to(&self, graph: &Graph, limit: u64) -> Vec<u64> {
         let mut out = Vec::new();
         let mut current = self.start_set(graph);
         let mut seen: std::collections::HashMap<Bits, u64> = std::collections::HashMap::new();
         let mut hits: Vec<bool> = Vec::new();
+        // The sets of the last two lengths, and whether each held an origin and the set two
+        // plies shorter.
+        let mut last: [Option<Bits>; 2] = [None, None];
+        let mut settled = [false, false];
         let mut k = 0u64;
         while k <= limit {
             if current.is_empty() {
@@ -378,8 +385,18 @@ impl Analysis {
             if hit {
                 out.push(k);
             }
+            let parity = (k % 2) as usize;
+            settled[parity] = hit
+                && last[parity]
+                    .as_ref()
+                    .is_some_and(|shorter| current.is_superset(shorter));
+            if settled == [true, true] {
+                out.extend(k + 1..=limit);
+                break;
+            }
             seen.insert(current.clone(), k);
-            current = self.step(graph, &current);
+            let next = self.step(graph, &current);
+            last[parity] = Some(std::mem::replace(&mut current, next));
             k += 1;
         }
         out
@@ -394,6 +411,48 @@ mod tests {
         position::PositionInput,
         rules::Rules,
     };
+
+    /// The values listed (with the shortcut once both parities keep an origin) are those that
+    /// walks of each length witness, one length at a time: every value, only odd ones, every
+    /// fourth one, a single one, two in a row and no more.
+    #[test]
+    fn listed_values_are_the_walks_that_end_at_an_origin() {
+        let limit = 40;
+        for (fen, rules, expected) in [
+            ("8/5k2/8/8/8/2K5/8/7R b - -", Rules::Fide, None),
+            (
+                "8/8/8/4k3/8/P1P2P1P/2PPP1P1/RNBQKBNR w KQ -",
+                Rules::Fide,
+                Some((1..=limit).step_by(2).collect::<Vec<u64>>()),
+            ),
+            (
+                "r1bqkb1r/pppppppp/N6N/8/8/n6n/PPPPPPPP/R1BQKB1R w KQkq -",
+                Rules::Fide,
+                None,
+            ),
+            ("8/8/8/8/8/8/3P4/2KR3k b - -", Rules::Retro, Some(vec![0])),
+            // Two values in a row, then none: the castling rights freeze both sides.
+            (
+                "r3k2r/pppp1ppp/4p3/8/8/8/PPPPBPPP/R3K2R b KQkq -",
+                Rules::Fide,
+                Some(vec![0, 1]),
+            ),
+        ] {
+            let input = PositionInput::parse(fen).unwrap();
+            let answer = solve_clock(&input, rules, &Budget::default(), &|_| {});
+            let graph = answer.graph.as_ref().unwrap();
+            assert!(graph.complete, "{fen}");
+            let analysis = Analysis::new(graph);
+            let listed = analysis.values_up_to(graph, limit);
+            let walked: Vec<u64> = (0..=limit)
+                .filter(|&k| analysis.walk_exists(graph, k))
+                .collect();
+            assert_eq!(listed, walked, "{fen}");
+            if let Some(expected) = expected {
+                assert_eq!(listed, expected, "{fen}");
+            }
+        }
+    }
 
     #[test]
     fn sweeps_and_reversed_lists_mark_the_same_positions() {

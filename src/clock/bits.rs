@@ -51,6 +51,14 @@ impl Bits {
         }
     }
 
+    /// Whether every member of `other` (a set over the same indices) is in the set.
+    pub fn is_superset(&self, other: &Bits) -> bool {
+        self.words
+            .iter()
+            .zip(&other.words)
+            .all(|(a, b)| b & !a == 0)
+    }
+
     /// Whether the set has no member.
     pub fn is_empty(&self) -> bool {
         self.words.iter().all(|&w| w == 0)
