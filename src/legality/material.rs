@@ -803,23 +803,9 @@ impl SideSlack {
         to: Square,
         captured: bool,
     ) -> bool {
-        let Some(Assignment { cost, used, .. }) = self.assignment else {
-            return false;
-        };
-        if Bitboard::BACKRANKS.contains(from) {
-            return false;
-        }
-        let Some((d, start)) = self.nearest_free(from, used) else {
-            return false;
-        };
         let mut m = self.material;
-        let count = match role {
-            Role::Knight => &mut m.knights,
-            Role::Bishop if to.is_light() => &mut m.light_bishops,
-            Role::Bishop => &mut m.dark_bishops,
-            Role::Rook => &mut m.rooks,
-            Role::Queen => &mut m.queens,
-            Role::Pawn | Role::King => return false,
+        let Some(count) = piece_count(&mut m, role, to) else {
+            return false;
         };
         let Some(fewer) = count.checked_sub(1) else {
             return false;
@@ -827,19 +813,14 @@ impl SideSlack {
         *count = fewer;
         m.pawns += 1;
         let available = if captured {
-            self.available.saturating_sub(1)
+            let Some(fewer) = self.available.checked_sub(1) else {
+                return false;
+            };
+            fewer
         } else {
             self.available
         };
-        (!captured || self.available > 0)
-            && Self::counts_pass(&m)
-            && Self::captures(
-                cost + u32::from(d),
-                used | (1 << start),
-                self.pawns + 1,
-                m.promoted_extras(),
-                self.blocked,
-            ) <= available
+        self.passes_with_new_pawn(from, &m, available, self.blocked)
     }
 
     /// Sure to pass when the other side's unmoved pawns also stand on `file` (a pawn of the
@@ -871,14 +852,10 @@ impl SideSlack {
             return false;
         };
         let mut m = self.material;
-        match role {
-            Role::Knight => m.knights += 1,
-            Role::Bishop if square.is_light() => m.light_bishops += 1,
-            Role::Bishop => m.dark_bishops += 1,
-            Role::Rook => m.rooks += 1,
-            Role::Queen => m.queens += 1,
-            Role::Pawn | Role::King => return false,
-        }
+        let Some(count) = piece_count(&mut m, role, square) else {
+            return false;
+        };
+        *count += 1;
         let blocked = self.blocked | file_bit(blocked_file);
         Self::counts_pass(&m)
             && Self::captures(cost, used, self.pawns, m.promoted_extras(), blocked)
@@ -893,6 +870,27 @@ impl SideSlack {
         square: Square,
         blocked_file: Option<shakmaty::File>,
     ) -> bool {
+        let mut m = self.material;
+        m.pawns += 1;
+        self.passes_with_new_pawn(
+            square,
+            &m,
+            self.available,
+            self.blocked | file_bit(blocked_file),
+        )
+    }
+
+    /// Sure to pass with a new pawn on `square`, the side's material then being `m` (the pawn
+    /// counted), `available` captures, and the other side's unmoved pawns on the files
+    /// `blocked`: the new pawn takes the nearest starting file that it can reach and the
+    /// known assignment leaves free (its own file when that one is free).
+    fn passes_with_new_pawn(
+        &self,
+        square: Square,
+        m: &Material,
+        available: u32,
+        blocked: u8,
+    ) -> bool {
         let Some(Assignment { cost, used, .. }) = self.assignment else {
             return false;
         };
@@ -902,16 +900,14 @@ impl SideSlack {
         let Some((d, start)) = self.nearest_free(square, used) else {
             return false;
         };
-        let mut m = self.material;
-        m.pawns += 1;
-        Self::counts_pass(&m)
+        Self::counts_pass(m)
             && Self::captures(
                 cost + u32::from(d),
                 used | (1 << start),
                 self.pawns + 1,
                 m.promoted_extras(),
-                self.blocked | file_bit(blocked_file),
-            ) <= self.available
+                blocked,
+            ) <= available
     }
 
     /// Sure to pass when its pawn on `to` goes back to `from`, on another file (it had taken
@@ -967,6 +963,19 @@ impl SideSlack {
                 .find(|&g| taken & (1 << g) == 0)
                 .map(|g| (d, g))
         })
+    }
+}
+
+/// The count in `m` of the pieces of `role` (a bishop by the colour of `square`); None for a
+/// pawn or king.
+fn piece_count(m: &mut Material, role: Role, square: Square) -> Option<&mut u8> {
+    match role {
+        Role::Knight => Some(&mut m.knights),
+        Role::Bishop if square.is_light() => Some(&mut m.light_bishops),
+        Role::Bishop => Some(&mut m.dark_bishops),
+        Role::Rook => Some(&mut m.rooks),
+        Role::Queen => Some(&mut m.queens),
+        Role::Pawn | Role::King => None,
     }
 }
 
