@@ -774,10 +774,7 @@ impl SideSlack {
         if Bitboard::BACKRANKS.contains(from) || from.file() != to.file() {
             return false;
         }
-        let Some(i) = self.squares[..self.pawns as usize]
-            .iter()
-            .position(|&sq| sq == to)
-        else {
+        let Some(i) = self.pawn_index(to) else {
             return false;
         };
         let file = from.file().to_u32() as u8;
@@ -930,10 +927,7 @@ impl SideSlack {
         {
             return false;
         }
-        let Some(i) = self.squares[..self.pawns as usize]
-            .iter()
-            .position(|&sq| sq == to)
-        else {
+        let Some(i) = self.pawn_index(to) else {
             return false;
         };
         let old_start = starts[i];
@@ -950,6 +944,13 @@ impl SideSlack {
         let blocked = self.blocked | file_bit(blocked_file);
         let free = (!(others | (1 << start)) & !blocked).count_ones();
         cost + k.saturating_sub(free) < self.available
+    }
+
+    /// The place in the known assignment of the pawn on `square`, if one stands there.
+    fn pawn_index(&self, square: Square) -> Option<usize> {
+        self.squares[..self.pawns as usize]
+            .iter()
+            .position(|&sq| sq == square)
     }
 
     /// The nearest starting file outside `taken` that a pawn of this side on `square` reaches,
