@@ -441,8 +441,9 @@ impl MaterialKey {
 }
 
 /// Material verdicts kept across generations: one [`MaterialMemo`] per side taking back, for
-/// the material and pawns of the position last asked about (a search over one reversible graph
-/// keeps them all the way).
+/// the material and pawns of the position last asked about. The positions of one reversible
+/// graph all have the same, so a run of them keeps the verdicts found (the clock search keeps
+/// one cache per run of positions it expands).
 pub(crate) struct MaterialCache {
     entries: [Option<(MaterialKey, MaterialMemo)>; 2],
 }
@@ -502,7 +503,7 @@ enum MaterialCheck {
         promoted: Role,
         cap: Option<Role>,
     },
-    /// An e.p. capture: check in full.
+    /// An e.p. capture, or the double step that a given e.p. square names: check in full.
     Full,
 }
 
