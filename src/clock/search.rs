@@ -23,7 +23,7 @@ use crate::{
 use super::{
     adjacency::{Adjacency, Children},
     bits::Bits,
-    origin::{ChainStatus, origin_status, origin_status_cached},
+    origin::{ChainStatus, origin_status_cached},
 };
 
 /// The index from Zobrist keys to stored positions: an open-addressing table of 4-byte slots
@@ -483,16 +483,8 @@ fn expand_part(run: &[Queued], convention: Convention, budget: &Budget) -> Part 
             true
         });
         part.counts.push((part.targets.len() - before) as u32);
-        part.origins.push(
-            origin_status_cached(
-                pos,
-                convention,
-                budget.chain_depth,
-                budget.chain_budget,
-                &mut 0,
-                &mut material,
-            ) != ChainStatus::Dead,
-        );
+        part.origins
+            .push(is_origin_cached(pos, convention, budget, &mut material));
     }
     part
 }
@@ -502,7 +494,25 @@ fn expand_part(run: &[Queued], convention: Convention, budget: &Budget) -> Part 
 /// candidate whose check runs out of budget is kept (it is not refuted), so that the proven
 /// bounds rest only on refutations.
 pub fn is_origin(pos: &Position, convention: Convention, budget: &Budget) -> bool {
-    origin_status(pos, convention, budget.chain_depth, budget.chain_budget) != ChainStatus::Dead
+    is_origin_cached(pos, convention, budget, &mut MaterialCache::new())
+}
+
+/// [`is_origin`], with the material verdicts of the reset retractions kept in `cache` for the
+/// next positions with the same material and pawns.
+fn is_origin_cached(
+    pos: &Position,
+    convention: Convention,
+    budget: &Budget,
+    cache: &mut MaterialCache,
+) -> bool {
+    origin_status_cached(
+        pos,
+        convention,
+        budget.chain_depth,
+        budget.chain_budget,
+        &mut 0,
+        cache,
+    ) != ChainStatus::Dead
 }
 
 /// Stores an expanded chunk, in order: each position's origin flag and adjacency list, and
