@@ -833,14 +833,32 @@ impl<'a> Generator<'a> {
     /// from `to` to `from` without a capture leaves their king out of check and ours in none,
     /// when the lines from the kings settle it (None otherwise). In the position our king is
     /// out of check. A slider's attack on a king changes only when a square on a line from it
-    /// changes: when neither square is on a line from their king and `to` is on none from
-    /// ours, every attack on our king stays as it is (none), every attack on theirs too,
-    /// except the stepping unit's own: it now attacks from `from`, as a leaper only (a slider
-    /// there would be on a line).
+    /// changes: when `to` is on no line from our king, every attack on it stays as it is
+    /// (none); for their king see [`Self::their_king_safe`].
     #[inline]
     fn quiet_attacks_ok(&self, role: Role, from: Square, to: Square) -> Option<bool> {
         let lines = self.lines.get_or_init(|| self.king_lines());
-        if lines.theirs.contains(from) || lines.theirs.contains(to) || lines.ours.contains(to) {
+        if lines.ours.contains(to) {
+            return None;
+        }
+        self.their_king_safe(lines, role, from, to)
+    }
+
+    /// Whether their king is out of check in the predecessor where our `role` (not the king)
+    /// stands on `from` instead of `to`, whatever stands on `to` there (nothing, or a unit of
+    /// theirs put back), when the lines from their king settle it (None otherwise): when
+    /// neither square is on a line from their king, no slider's attack on it changes, except
+    /// the stepping unit's own: it now attacks from `from`, as a leaper only (a slider there
+    /// would be on a line).
+    #[inline]
+    fn their_king_safe(
+        &self,
+        lines: &KingLines,
+        role: Role,
+        from: Square,
+        to: Square,
+    ) -> Option<bool> {
+        if lines.theirs.contains(from) || lines.theirs.contains(to) {
             return None;
         }
         let leaper_check = match role {
@@ -877,32 +895,50 @@ impl<'a> Generator<'a> {
         board.discard_piece_at(to);
         board.set_piece_at(from, role.of(self.us));
         let occupied = board.occupied().with(to);
-        // The opponent (not to move in the predecessor) is not in check.
-        if attackers(&board, self.their_king, self.us, occupied).any() {
+        // The opponent (not to move in the predecessor) is not in check. The lines from the
+        // kings settle it without the attacks when a quiet retraction has found them already
+        // (a generation that stops at its first reset would not repay finding them).
+        let their_king_safe = match self.lines.get() {
+            Some(lines) if role != Role::King => self.their_king_safe(lines, role, from, to),
+            _ => None,
+        };
+        if !their_king_safe
+            .unwrap_or_else(|| attackers(&board, self.their_king, self.us, occupied).is_empty())
+        {
             return;
         }
-        let our_king = if role == Role::King {
-            from
+        // The checks on our king in the predecessor: when our king stays where it is, their
+        // units but the one put back are those of the position, where they gave no check, and
+        // the squares they could see through are still occupied or newly so (`from`), so only
+        // the unit put back can check, and a single check always stands.
+        let king_moved = role == Role::King;
+        let our_king = if king_moved { from } else { self.our_king };
+        let other_checkers = if king_moved {
+            attackers(&board, our_king, !self.us, occupied)
         } else {
-            self.our_king
+            Bitboard::EMPTY
         };
-        let other_checkers = attackers(&board, our_king, !self.us, occupied);
         // The e.p. squares the predecessor may carry depend on the unit put back only when it
         // is a pawn, or when some pawn of theirs may have double-stepped (rare).
         let no_ep_candidates =
             self.their_fourth.is_empty() || ep_candidates(&board, self.us, occupied).is_empty();
         let their_fourth_rank = self.pos.turn.fold_wb(Rank::Fourth, Rank::Fifth);
-        // Whether the unit put back on `to` checks our king, by role (as `UNCAPTURE_ROLES`).
-        let on_line = |slider: Bitboard| slider.contains(our_king);
-        let diagonal = on_line(attacks::bishop_attacks(to, occupied));
-        let straight = on_line(attacks::rook_attacks(to, occupied));
-        let gives_check = [
-            attacks::pawn_attacks(!self.us, to).contains(our_king),
-            attacks::knight_attacks(to).contains(our_king),
-            diagonal,
-            straight,
-            diagonal || straight,
-        ];
+        // Whether the unit put back on `to` checks our king, by role (as `UNCAPTURE_ROLES`),
+        // when it may matter: with our king moved (otherwise it would be the only check).
+        let gives_check = if king_moved {
+            let on_line = |slider: Bitboard| slider.contains(our_king);
+            let diagonal = on_line(attacks::bishop_attacks(to, occupied));
+            let straight = on_line(attacks::rook_attacks(to, occupied));
+            [
+                attacks::pawn_attacks(!self.us, to).contains(our_king),
+                attacks::knight_attacks(to).contains(our_king),
+                diagonal,
+                straight,
+                diagonal || straight,
+            ]
+        } else {
+            [false; 5]
+        };
         for (i, &cap) in UNCAPTURE_ROLES.iter().enumerate() {
             if !roles[i] || f.stopped() || (cap == Role::Pawn && Bitboard::BACKRANKS.contains(to)) {
                 continue;
