@@ -486,9 +486,14 @@ enum MaterialCheck {
         slot: usize,
         cap: Role,
     },
-    /// A pawn took a pawn: each side's verdict is settled from the position's material when
-    /// it can be (`SideSlack`), else checked on the predecessor.
-    PawnTookPawn { from: Square, to: Square },
+    /// A pawn took a pawn, put back on `taken` (`to`, or the square behind it e.p.): each
+    /// side's verdict is settled from the position's material when it can be (`SideSlack`),
+    /// else checked on the predecessor.
+    PawnTookPawn {
+        from: Square,
+        to: Square,
+        taken: Square,
+    },
     /// Our pawn stepped back on its file: our side's verdict is settled from the position's
     /// material when it can be (`SideSlack`); the opponent's is the position's (it passed)
     /// unless the pawn is back on our starting rank and the opponent has promoted extras.
@@ -503,7 +508,7 @@ enum MaterialCheck {
         promoted: Role,
         cap: Option<Role>,
     },
-    /// An e.p. capture, or the double step that a given e.p. square names: check in full.
+    /// The double step that a given e.p. square names: check in full.
     Full,
 }
 
@@ -722,7 +727,12 @@ impl<'a> Generator<'a> {
             castling: self.pos.castling,
             ep_square: Some(to),
         };
-        if self.valid(&pred, MaterialCheck::Full) {
+        let material = MaterialCheck::PawnTookPawn {
+            from,
+            to,
+            taken: captured_sq,
+        };
+        if self.valid(&pred, material) {
             f.push(Retraction {
                 kind: RetractionKind::EnPassant,
                 mv: Move::EnPassant { from, to },
@@ -1054,7 +1064,11 @@ impl<'a> Generator<'a> {
             Some(Role::Pawn) if role != Role::Pawn && promotion.is_none() => {
                 MaterialCheck::RememberedPawn(to)
             }
-            Some(Role::Pawn) if promotion.is_none() => MaterialCheck::PawnTookPawn { from, to },
+            Some(Role::Pawn) if promotion.is_none() => MaterialCheck::PawnTookPawn {
+                from,
+                to,
+                taken: to,
+            },
             Some(cap) if promotion.is_none() && cap != Role::Pawn => {
                 let slot = match cap {
                     Role::Bishop if Bitboard::LIGHT_SQUARES.contains(to) => 5,
@@ -1412,7 +1426,7 @@ impl<'a> Generator<'a> {
                     })
                 }
             }
-            MaterialCheck::PawnTookPawn { from, to } => {
+            MaterialCheck::PawnTookPawn { from, to, taken } => {
                 // Their pawn back on their starting square blocks our promotions there; our
                 // pawn back on ours blocks theirs.
                 let their_start = (!self.us).fold_wb(Rank::Second, Rank::Seventh);
@@ -1421,10 +1435,10 @@ impl<'a> Generator<'a> {
                 (slack[0].passes_after_pawn_capture(
                     from,
                     to,
-                    (to.rank() == their_start).then(|| to.file()),
+                    (taken.rank() == their_start).then(|| taken.file()),
                 ) || ours())
                     && (slack[1]
-                        .passes_with_pawn(to, (from.rank() == our_start).then(|| from.file()))
+                        .passes_with_pawn(taken, (from.rank() == our_start).then(|| from.file()))
                         || theirs())
             }
             MaterialCheck::Remembered { slot, cap, to } => {
