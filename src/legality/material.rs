@@ -911,7 +911,9 @@ impl SideSlack {
     /// a unit), the other side has one unit more, and the other side's unmoved pawns stand
     /// also on `blocked_file` if given: the known assignment with that pawn moved to the
     /// nearest starting file it reaches from `from` (one rank less) among those the other
-    /// pawns leave free — its own start, or the file of `from` when free, among them.
+    /// pawns leave free — its own start, or the file of `from` when free, among them — or,
+    /// when that does not pass, with the pawn taking the start of another pawn that moves on
+    /// to the nearest free start it reaches (the best such exchange).
     pub(crate) fn passes_after_pawn_capture(
         &self,
         from: Square,
@@ -932,18 +934,39 @@ impl SideSlack {
         };
         let old_start = starts[i];
         let others = used & !(1 << old_start);
-        let Some((d, start)) = self.nearest_free(from, others) else {
-            return false;
-        };
         let to_file = to.file().to_u32() as u8;
-        let cost = cost - u32::from(to_file.abs_diff(old_start)) + u32::from(d);
+        // The cost without the moved pawn's file changes.
+        let cost = cost - u32::from(to_file.abs_diff(old_start));
         let k = self
             .material
             .promoted_extras()
             .min(8u32.saturating_sub(self.pawns));
         let blocked = self.blocked | file_bit(blocked_file);
-        let free = (!(others | (1 << start)) & !blocked).count_ones();
-        cost + k.saturating_sub(free) < self.available
+        // The captures of an assignment of cost `cost` using the files `used`.
+        let passes = |cost: u32, used: u8| {
+            cost + k.saturating_sub((!used & !blocked).count_ones()) < self.available
+        };
+        if let Some((d, start)) = self.nearest_free(from, others)
+            && passes(cost + u32::from(d), others | (1 << start))
+        {
+            return true;
+        }
+        let from_file = from.file().to_u32() as u8;
+        let reach = ranks_advanced(self.color, from);
+        (0..self.pawns as usize).any(|j| {
+            let taken = starts[j];
+            let d = from_file.abs_diff(taken);
+            if j == i || d > reach {
+                return false;
+            }
+            let square = self.squares[j];
+            let Some((dj, start)) = self.nearest_free(square, others) else {
+                return false;
+            };
+            let file = square.file().to_u32() as u8;
+            let cost = cost - u32::from(file.abs_diff(taken)) + u32::from(d) + u32::from(dj);
+            passes(cost, others | (1 << start))
+        })
     }
 
     /// The place in the known assignment of the pawn on `square`, if one stands there.
@@ -1481,6 +1504,7 @@ mod tests {
                 }
             }
         }
+        eprintln!("SEEN {seen:?}");
         assert!(seen.iter().all(|&n| n > 500), "{seen:?}");
     }
 }
