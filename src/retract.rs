@@ -359,15 +359,13 @@ struct Generator<'a> {
     lines: OnceCell<KingLines>,
 }
 
-/// The lines from both kings in the position, which settle most quiet retractions without
-/// looking at the predecessor: a unit of ours that steps back between two squares that no
-/// line from either king reaches changes no slider's attack on either king.
+/// The lines from their king in the position, which settle most retractions of our units
+/// other than the king without looking at the predecessor: a unit of ours that steps back
+/// between two squares that no line from their king reaches changes no slider's attack on it.
 struct KingLines {
     /// The squares a queen on their king's square would reach (the first unit on each line
     /// included).
     theirs: Bitboard,
-    /// The same from our king.
-    ours: Bitboard,
     /// Our units attacking their king (the side to move may stand in check).
     checkers: Bitboard,
 }
@@ -811,7 +809,7 @@ impl<'a> Generator<'a> {
         };
         let material = self.material_check(role, from, to, None, promotion);
         let attacks_ok = if promotion.is_none() && role != Role::King {
-            self.quiet_attacks_ok(role, from, to)
+            Some(self.quiet_attacks_ok(role, from, to, &board))
         } else {
             None
         };
@@ -827,31 +825,32 @@ impl<'a> Generator<'a> {
         );
     }
 
-    /// The lines from both kings in the position.
+    /// The lines from their king in the position.
     #[inline(never)]
     fn king_lines(&self) -> KingLines {
         let board = &self.pos.board;
         let occupied = board.occupied();
         KingLines {
             theirs: attacks::queen_attacks(self.their_king, occupied),
-            ours: attacks::queen_attacks(self.our_king, occupied),
             checkers: attackers(board, self.their_king, self.us, occupied),
         }
     }
 
-    /// Whether the predecessor of our `role` (not the king, and not promoting) stepping back
-    /// from `to` to `from` without a capture leaves their king out of check and ours in none,
-    /// when the lines from the kings settle it (None otherwise). In the position our king is
-    /// out of check. A slider's attack on a king changes only when a square on a line from it
-    /// changes: when `to` is on no line from our king, every attack on it stays as it is
-    /// (none); for their king see [`Self::their_king_safe`].
+    /// Whether the predecessor `board` of our `role` (not the king, and not promoting)
+    /// stepping back from `to` to `from` without a capture passes the checks tests. Only their
+    /// king decides: our king stays where it is, their units are those of the position, where
+    /// none gave it check, and `from` only blocks lines, so our king can stand in check only
+    /// along the one line through `to` that the step opens: a single check, which always
+    /// stands (the checks of a predecessor with an e.p. square are judged with that square,
+    /// [`ep_squares`]). Their king is settled from the lines when they can
+    /// ([`Self::their_king_safe`]).
     #[inline]
-    fn quiet_attacks_ok(&self, role: Role, from: Square, to: Square) -> Option<bool> {
+    fn quiet_attacks_ok(&self, role: Role, from: Square, to: Square, board: &Board) -> bool {
         let lines = self.lines.get_or_init(|| self.king_lines());
-        if lines.ours.contains(to) {
-            return None;
-        }
         self.their_king_safe(lines, role, from, to)
+            .unwrap_or_else(|| {
+                attackers(board, self.their_king, self.us, board.occupied()).is_empty()
+            })
     }
 
     /// Whether their king is out of check in the predecessor where our `role` (not the king)
@@ -905,8 +904,8 @@ impl<'a> Generator<'a> {
         board.discard_piece_at(to);
         board.set_piece_at(from, role.of(self.us));
         let occupied = board.occupied().with(to);
-        // The opponent (not to move in the predecessor) is not in check. The lines from the
-        // kings settle it without the attacks when a quiet retraction has found them already
+        // The opponent (not to move in the predecessor) is not in check. The lines from their
+        // king settle it without the attacks when a quiet retraction has found them already
         // (a generation that stops at its first reset would not repay finding them).
         let their_king_safe = match self.lines.get() {
             Some(lines) if role != Role::King => self.their_king_safe(lines, role, from, to),
