@@ -1041,6 +1041,10 @@ pub fn material_side_ok(board: &Board, color: Color) -> bool {
         let unblocked = (!mask & !blocked).count_ones();
         return extras.min(free).saturating_sub(unblocked) <= available;
     }
+    // Of the pawns on one file, all but one changed files: at least one capture each.
+    if pawns.count() as u32 - mask.count_ones() > available {
+        return false;
+    }
     PawnLayout::new(board, color).captures_fit(extras, available)
 }
 
@@ -1342,6 +1346,55 @@ mod tests {
             let searched = SideSlack::from_layout(&b, Color::White);
             assert_eq!(format!("{fast:?}"), format!("{searched:?}"), "{b:?}");
         }
+    }
+
+    /// `material_ok` (the fast verdict, with its early answers) agrees with the reasons that
+    /// `material_reasons` lists, on random crowded boards with pawns on few files (doubled
+    /// pawns and few captures available, both ways).
+    #[test]
+    fn material_ok_is_material_reasons_empty() {
+        let mut state = 0x0dd_ba11_5eed_0002u64;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let roles = [Role::Knight, Role::Bishop, Role::Rook, Role::Queen];
+        let mut verdicts = [0u32; 2];
+        for _ in 0..20_000 {
+            let mut b = Board::empty();
+            b.set_piece_at(Square::E1, Color::White.king());
+            b.set_piece_at(Square::E8, Color::Black.king());
+            for _ in 0..(16 + next(16)) {
+                let color = if next(2) == 0 {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                let pawn = next(2) == 0;
+                let sq = if pawn {
+                    Square::from_coords(
+                        shakmaty::File::new(next(5) as u32 + 1),
+                        Rank::new(1 + next(6) as u32),
+                    )
+                } else {
+                    Square::new(next(64) as u32)
+                };
+                if !b.occupied().contains(sq) {
+                    let role = if pawn {
+                        Role::Pawn
+                    } else {
+                        roles[next(4) as usize]
+                    };
+                    b.set_piece_at(sq, role.of(color));
+                }
+            }
+            let ok = material_ok(&b);
+            assert_eq!(ok, material_reasons(&b).is_empty(), "{}", b.board_fen());
+            verdicts[usize::from(ok)] += 1;
+        }
+        assert!(verdicts.iter().all(|&n| n > 1000), "{verdicts:?}");
     }
 
     /// A capture taken back that needs another pawn to move on: White's pawn on c3 goes back
