@@ -1043,6 +1043,7 @@ impl<'a> Generator<'a> {
     }
 
     /// How the material of the predecessor of a normal move is to be checked.
+    #[inline]
     fn material_check(
         &self,
         role: Role,
