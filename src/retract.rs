@@ -1462,7 +1462,7 @@ fn remembered(memo: &Cell<Option<bool>>, decide: impl FnOnce() -> bool) -> bool 
     }
 }
 
-/// Squares attacked... the units of `attacker` that attack `sq` given `occupied`.
+/// The units of `attacker` that attack `sq` given `occupied`.
 fn attackers(board: &Board, sq: Square, attacker: Color, occupied: Bitboard) -> Bitboard {
     board.attacks_to(sq, attacker, occupied)
 }
