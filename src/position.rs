@@ -164,7 +164,7 @@ impl Position {
                 key ^= K::piece(sq, piece);
             }
         }
-        key ^ self.fields_key::<K>() ^ other.fields_key::<K>()
+        key ^ self.fields_diff::<K>(other)
     }
 
     /// The key `K` of this position from `other`'s, when it is `other` with one unit of `role`
@@ -178,11 +178,25 @@ impl Position {
         now: Square,
     ) -> K {
         let piece = role.of(self.turn);
-        other_key
-            ^ K::piece(now, piece)
-            ^ K::piece(before, piece)
-            ^ self.fields_key::<K>()
-            ^ other.fields_key::<K>()
+        other_key ^ K::piece(now, piece) ^ K::piece(before, piece) ^ self.fields_diff::<K>(other)
+    }
+
+    /// `self.fields_key() ^ other.fields_key()`, from the fields that differ only (a position
+    /// and its predecessor share most castling rights and e.p. squares).
+    fn fields_diff<K: FieldKey>(&self, other: &Position) -> K {
+        let mut key = K::default();
+        if self.turn != other.turn {
+            key ^= K::white_turn();
+        }
+        for rook in self.castling ^ other.castling {
+            key ^= K::castling(rook);
+        }
+        if self.ep_square != other.ep_square {
+            for ep in [self.ep_square, other.ep_square].into_iter().flatten() {
+                key ^= K::ep(ep);
+            }
+        }
+        key
     }
 
     /// The key `K` of fields 2–4 (side to move, castling, e.p.).
