@@ -39,6 +39,8 @@ struct KeyIndex {
     len: usize,
     /// How many low bits of a slot hold the index; the rest hold the fingerprint.
     index_bits: u32,
+    /// The mask of those bits (kept with `index_bits`).
+    index_mask: u32,
 }
 
 impl KeyIndex {
@@ -55,6 +57,7 @@ impl KeyIndex {
             slots: vec![Self::EMPTY; 1024],
             len: 0,
             index_bits: Self::START_INDEX_BITS,
+            index_mask: Self::mask_of(Self::START_INDEX_BITS),
         }
     }
 
@@ -64,14 +67,17 @@ impl KeyIndex {
 
     /// The fingerprint of `key` placed in a slot's high bits (zero when indices take all 32).
     fn fingerprint(&self, key: u64) -> u32 {
-        match 32 - self.index_bits {
-            0 => 0,
-            bits => ((key >> (64 - bits)) as u32) << self.index_bits,
-        }
+        (key >> 32) as u32 & !self.index_mask
     }
 
     fn index_mask(&self) -> u32 {
-        Self::mask_of(self.index_bits)
+        self.index_mask
+    }
+
+    /// Gives `index_bits` low bits of a slot to the index (without placing anything again).
+    fn set_index_bits(&mut self, index_bits: u32) {
+        self.index_bits = index_bits;
+        self.index_mask = Self::mask_of(index_bits);
     }
 
     fn mask_of(index_bits: u32) -> u32 {
@@ -147,7 +153,7 @@ impl KeyIndex {
     #[cold]
     fn make_room(&mut self, new: u32, ids: &[PositionId]) {
         while new >= self.index_mask() && self.index_bits < 32 {
-            self.index_bits += 1;
+            self.set_index_bits(self.index_bits + 1);
             self.rebuild(self.slots.len(), ids);
         }
         if (self.len + 1) * 10 > self.slots.len() * Self::MAX_LOAD_TENTHS {
@@ -657,7 +663,7 @@ mod tests {
     /// check, into an index whose indices start with `index_bits` bits, and finds them all.
     fn round_trip(index_bits: u32, n: u32) {
         let mut index = KeyIndex::new();
-        index.index_bits = index_bits;
+        index.set_index_bits(index_bits);
         let mut graph = Graph::empty(Vec::new());
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
         let mut stored = Vec::new();
