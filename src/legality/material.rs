@@ -1353,48 +1353,60 @@ mod tests {
     /// pawns and few captures available, both ways).
     #[test]
     fn material_ok_is_material_reasons_empty() {
-        let mut state = 0x0dd_ba11_5eed_0002u64;
-        let mut next = move |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
-        let roles = [Role::Knight, Role::Bishop, Role::Rook, Role::Queen];
+        let mut random = crate::legality::tests::seeded(0x0dd_ba11_5eed_0002);
+        let mut next = move |n: u64| random() % n;
         let mut verdicts = [0u32; 2];
         for _ in 0..20_000 {
-            let mut b = Board::empty();
-            b.set_piece_at(Square::E1, Color::White.king());
-            b.set_piece_at(Square::E8, Color::Black.king());
-            for _ in 0..(16 + next(16)) {
-                let color = if next(2) == 0 {
-                    Color::White
-                } else {
-                    Color::Black
-                };
-                let pawn = next(2) == 0;
-                let sq = if pawn {
-                    Square::from_coords(
-                        shakmaty::File::new(next(5) as u32 + 1),
-                        Rank::new(1 + next(6) as u32),
-                    )
-                } else {
-                    Square::new(next(64) as u32)
-                };
-                if !b.occupied().contains(sq) {
-                    let role = if pawn {
-                        Role::Pawn
-                    } else {
-                        roles[next(4) as usize]
-                    };
-                    b.set_piece_at(sq, role.of(color));
-                }
-            }
+            let tries = 16 + next(16);
+            let b = crowded_board(&mut next, tries, (1, 2), (1, 5), usize::MAX);
             let ok = material_ok(&b);
             assert_eq!(ok, material_reasons(&b).is_empty(), "{}", b.board_fen());
             verdicts[usize::from(ok)] += 1;
         }
         assert!(verdicts.iter().all(|&n| n > 1000), "{verdicts:?}");
+    }
+
+    /// A crowded random board for the material tests: the kings on e1 and e8, then `tries`
+    /// draws of a unit of random colour: a pawn with odds `pawn.0` in `pawn.1`, on one of
+    /// `files.1` files from file `files.0` and on ranks 2–7, otherwise a piece on any square.
+    /// A draw on an occupied square, or for a side that has `side_cap` units, places nothing.
+    fn crowded_board(
+        next: &mut impl FnMut(u64) -> u64,
+        tries: u64,
+        pawn: (u64, u64),
+        files: (u32, u64),
+        side_cap: usize,
+    ) -> Board {
+        let roles = [Role::Knight, Role::Bishop, Role::Rook, Role::Queen];
+        let mut b = Board::empty();
+        b.set_piece_at(Square::E1, Color::White.king());
+        b.set_piece_at(Square::E8, Color::Black.king());
+        for _ in 0..tries {
+            let color = if next(2) == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            let is_pawn = next(pawn.1) < pawn.0;
+            let sq = if is_pawn {
+                Square::from_coords(
+                    shakmaty::File::new(next(files.1) as u32 + files.0),
+                    Rank::new(1 + next(6) as u32),
+                )
+            } else {
+                Square::new(next(64) as u32)
+            };
+            if b.occupied().contains(sq) || b.by_color(color).count() >= side_cap {
+                continue;
+            }
+            let role = if is_pawn {
+                Role::Pawn
+            } else {
+                roles[next(4) as usize]
+            };
+            b.set_piece_at(sq, role.of(color));
+        }
+        b
     }
 
     /// A capture taken back that needs another pawn to move on: White's pawn on c3 goes back
@@ -1429,36 +1441,10 @@ mod tests {
         let roles = [Role::Knight, Role::Bishop, Role::Rook, Role::Queen];
         let mut seen = [0u32; 7];
         for _ in 0..20_000 {
-            let mut b = Board::empty();
-            b.set_piece_at(Square::E1, Color::White.king());
-            b.set_piece_at(Square::E8, Color::Black.king());
             // Crowded boards (few captures available) with pawns on few files, so that the
             // limits are reached.
-            for _ in 0..(20 + next(12)) {
-                let color = if next(2) == 0 {
-                    Color::White
-                } else {
-                    Color::Black
-                };
-                let pawn = next(5) < 3;
-                let sq = if pawn {
-                    Square::from_coords(
-                        shakmaty::File::new(next(4) as u32 + 2),
-                        Rank::new(1 + next(6) as u32),
-                    )
-                } else {
-                    Square::new(next(64) as u32)
-                };
-                if b.occupied().contains(sq) || (b.by_color(color).count() >= 15) {
-                    continue;
-                }
-                let role = if pawn {
-                    Role::Pawn
-                } else {
-                    roles[next(4) as usize]
-                };
-                b.set_piece_at(sq, role.of(color));
-            }
+            let tries = 20 + next(12);
+            let b = crowded_board(&mut next, tries, (3, 5), (2, 4), 15);
             let color = if next(2) == 0 {
                 Color::White
             } else {
@@ -1575,7 +1561,6 @@ mod tests {
                 }
             }
         }
-        eprintln!("SEEN {seen:?}");
         assert!(seen.iter().all(|&n| n > 500), "{seen:?}");
     }
 }
