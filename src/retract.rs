@@ -295,8 +295,8 @@ fn visit_with(
 
 /// Where the generator sends retractions.
 trait Receiver {
-    /// Takes one retraction.
-    fn push(&mut self, r: Retraction);
+    /// Takes one retraction (the generator goes on to change it in place for the next one).
+    fn push(&mut self, r: &Retraction);
     /// Whether the receiver wants no more.
     fn stopped(&self) -> bool;
 }
@@ -309,8 +309,8 @@ struct Sink<F> {
 
 impl<F: FnMut(&Retraction) -> bool> Receiver for Sink<F> {
     #[inline]
-    fn push(&mut self, r: Retraction) {
-        if !self.stopped && !(self.f)(&r) {
+    fn push(&mut self, r: &Retraction) {
+        if !self.stopped && !(self.f)(r) {
             self.stopped = true;
         }
     }
@@ -321,13 +321,13 @@ impl<F: FnMut(&Retraction) -> bool> Receiver for Sink<F> {
     }
 }
 
-/// A receiver that is handed every retraction (nothing is copied for it).
+/// A receiver that is handed a copy of every retraction.
 struct Each<F>(F);
 
 impl<F: FnMut(Retraction)> Receiver for Each<F> {
     #[inline]
-    fn push(&mut self, r: Retraction) {
-        (self.0)(r);
+    fn push(&mut self, r: &Retraction) {
+        (self.0)(r.clone());
     }
 
     #[inline]
@@ -731,7 +731,7 @@ impl<'a> Generator<'a> {
             taken: captured_sq,
         };
         if self.valid(&pred, material) {
-            f.push(Retraction {
+            f.push(&Retraction {
                 kind: RetractionKind::EnPassant,
                 mv: Move::EnPassant { from, to },
                 predecessor: pred,
@@ -948,50 +948,60 @@ impl<'a> Generator<'a> {
         } else {
             [false; 5]
         };
+        // One retraction, changed in place for each unit put back on `to`.
+        let mut r = Retraction {
+            kind,
+            mv: Move::Normal {
+                role,
+                from,
+                capture: None,
+                to,
+                promotion,
+            },
+            predecessor: Position {
+                board,
+                turn: self.us,
+                castling: self.pos.castling,
+                ep_square: None,
+            },
+        };
         for (i, &cap) in UNCAPTURE_ROLES.iter().enumerate() {
             if !roles[i] || f.stopped() || (cap == Role::Pawn && Bitboard::BACKRANKS.contains(to)) {
                 continue;
             }
-            let unit = cap.of(!self.us);
-            let mut pred = board.clone();
-            pred.set_piece_at(to, unit);
+            r.predecessor.board.set_piece_at(to, cap.of(!self.us));
+            let pred = &r.predecessor.board;
             let mut checkers = other_checkers;
             if gives_check[i] {
                 checkers.add(to);
             }
-            if !checks_possible(&pred, our_king, checkers, None, !self.us) {
+            if !checks_possible(pred, our_king, checkers, None, !self.us) {
                 continue;
             }
             let material = || {
                 self.material_ok(
-                    &pred,
+                    pred,
                     self.material_check(role, from, to, Some(cap), promotion),
                 )
             };
             if !verdicts.map_or_else(material, |v| remembered(&v[i], material)) {
                 continue;
             }
-            let optional = self.removed_rights(role, from, to, Some(cap), &pred);
-            let mv = Move::Normal {
+            let optional = self.removed_rights(role, from, to, Some(cap), pred);
+            // Only a pawn put back on their fourth rank adds an e.p. candidate.
+            let eps = if no_ep_candidates && (cap != Role::Pawn || to.rank() != their_fourth_rank) {
+                Bitboard::EMPTY
+            } else {
+                ep_squares(pred, self.us)
+            };
+            r.mv = Move::Normal {
                 role,
                 from,
                 capture: Some(cap),
                 to,
                 promotion,
             };
-            // Only a pawn put back on their fourth rank adds an e.p. candidate.
-            let eps = if no_ep_candidates && (cap != Role::Pawn || to.rank() != their_fourth_rank) {
-                Bitboard::EMPTY
-            } else {
-                ep_squares(&pred, self.us)
-            };
-            let base = Position {
-                board: pred,
-                turn: self.us,
-                castling: self.pos.castling,
-                ep_square: None,
-            };
-            self.push_variants(base, optional, eps, kind, mv, f);
+            self.push_variants(&mut r, optional, eps, f);
         }
     }
 
@@ -1128,15 +1138,20 @@ impl<'a> Generator<'a> {
         mv: Move,
         f: &mut impl Receiver,
     ) {
-        let base = Position {
-            board,
-            turn: self.us,
-            castling: required,
-            ep_square: None,
+        let mut r = Retraction {
+            kind,
+            mv,
+            predecessor: Position {
+                board,
+                turn: self.us,
+                castling: required,
+                ep_square: None,
+            },
         };
+        let base = &r.predecessor;
         let valid = match attacks_ok {
             Some(ok) => ok && self.material_ok(&base.board, material_changed),
-            None => self.valid(&base, material_changed),
+            None => self.valid(base, material_changed),
         };
         if valid {
             // Their units are as in the position: without a pawn on their fourth rank, no e.p.
@@ -1145,60 +1160,43 @@ impl<'a> Generator<'a> {
             } else {
                 ep_squares(&base.board, base.turn)
             };
-            self.push_variants(base, optional, eps, kind, mv, f);
+            self.push_variants(&mut r, optional, eps, f);
         }
     }
 
-    /// Emits the valid predecessor `base` (our side to move, no e.p. square) once per subset of
-    /// `optional` rights added to its own, and once more per square of `eps` (the e.p. squares
-    /// it may carry, [`ep_squares`]).
+    /// Emits the valid retraction `r` (its predecessor with our side to move and no e.p.
+    /// square) once per subset of `optional` rights added to the predecessor's own, and once
+    /// more per square of `eps` (the e.p. squares it may carry, [`ep_squares`]). The variants
+    /// are made by changing `r` in place, which is left as it came.
     #[inline(always)]
     fn push_variants(
         &self,
-        base: Position,
+        r: &mut Retraction,
         optional: Bitboard,
         eps: Bitboard,
-        kind: RetractionKind,
-        mv: Move,
         f: &mut impl Receiver,
     ) {
-        let required = base.castling;
         if optional.is_empty() && eps.is_empty() {
-            f.push(Retraction {
-                kind,
-                mv,
-                predecessor: base,
-            });
+            f.push(r);
             return;
         }
+        let required = r.predecessor.castling;
         // Every subset of the optional rights (carry-rippler enumeration).
         let mut extra = 0u64;
         loop {
-            let pred = Position {
-                castling: required | Bitboard(extra),
-                ..base.clone()
-            };
+            r.predecessor.castling = required | Bitboard(extra);
             for ep in eps {
-                let with_ep = Position {
-                    ep_square: Some(ep),
-                    ..pred.clone()
-                };
-                f.push(Retraction {
-                    kind,
-                    mv,
-                    predecessor: with_ep,
-                });
+                r.predecessor.ep_square = Some(ep);
+                f.push(r);
             }
-            f.push(Retraction {
-                kind,
-                mv,
-                predecessor: pred,
-            });
+            r.predecessor.ep_square = None;
+            f.push(r);
             extra = extra.wrapping_sub(optional.0) & optional.0;
             if extra == 0 {
-                return;
+                break;
             }
         }
+        r.predecessor.castling = required;
     }
 
     /// The double step that ended on the square in front of `ep` (the only retraction when the
