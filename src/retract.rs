@@ -932,6 +932,24 @@ impl<'a> Generator<'a> {
         let no_ep_candidates =
             self.their_fourth.is_empty() || ep_candidates(&board, self.us, occupied).is_empty();
         let their_fourth_rank = self.pos.turn.fold_wb(Rank::Fourth, Rank::Fifth);
+        // The e.p. squares of the predecessors, whatever unit of theirs is put back on `to`
+        // (None when they depend on it). The e.p. candidates are the same for every unit (the
+        // squares are occupied alike), unless it is a pawn on their fourth rank. A unit on a
+        // square on no line and no knight's step from our king neither attacks our king nor
+        // blocks a line to it, so it changes no e.p. capture's legality: they are found once,
+        // with a knight there.
+        let shared_eps = if no_ep_candidates {
+            Some(Bitboard::EMPTY)
+        } else if (attacks::queen_attacks(our_king, Bitboard::EMPTY)
+            | attacks::knight_attacks(our_king))
+        .contains(to)
+        {
+            None
+        } else {
+            let mut pred = board.clone();
+            pred.set_piece_at(to, Role::Knight.of(!self.us));
+            Some(ep_squares(&pred, self.us))
+        };
         // Whether the unit put back on `to` checks our king, by role (as `UNCAPTURE_ROLES`),
         // when it may matter: with our king moved (otherwise it would be the only check).
         let gives_check = if king_moved {
@@ -989,10 +1007,9 @@ impl<'a> Generator<'a> {
             }
             let optional = self.removed_rights(role, from, to, Some(cap), pred);
             // Only a pawn put back on their fourth rank adds an e.p. candidate.
-            let eps = if no_ep_candidates && (cap != Role::Pawn || to.rank() != their_fourth_rank) {
-                Bitboard::EMPTY
-            } else {
-                ep_squares(pred, self.us)
+            let eps = match shared_eps {
+                Some(eps) if cap != Role::Pawn || to.rank() != their_fourth_rank => eps,
+                _ => ep_squares(pred, self.us),
             };
             r.mv = Move::Normal {
                 role,
