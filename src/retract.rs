@@ -1380,6 +1380,17 @@ impl<'a> Generator<'a> {
                 slack()[0].passes_after_loss() || ours()
             })
         };
+        // Our side's verdict after our pawn took a unit of theirs (not a pawn on their
+        // starting rank) from `from` to `to`: it depends on the two squares only.
+        let ours_after_pawn_capture =
+            |from: Square, to: Square| match self.memo.pawn_capture_memo.get() {
+                Some((f, t, ok)) if f == from && t == to => ok,
+                _ => {
+                    let ok = slack()[0].passes_after_pawn_capture(from, to, None) || ours();
+                    self.memo.pawn_capture_memo.set(Some((from, to, ok)));
+                    ok
+                }
+            };
         match material {
             MaterialCheck::Unchanged => true,
             MaterialCheck::Full => material_possible(board),
@@ -1419,15 +1430,7 @@ impl<'a> Generator<'a> {
                 slot,
                 cap,
             } => {
-                let ours = match self.memo.pawn_capture_memo.get() {
-                    Some((f, t, ok)) if f == from && t == to => ok,
-                    _ => {
-                        let ok = slack()[0].passes_after_pawn_capture(from, to, None) || ours();
-                        self.memo.pawn_capture_memo.set(Some((from, to, ok)));
-                        ok
-                    }
-                };
-                ours && {
+                ours_after_pawn_capture(from, to) && {
                     let on_start = from.rank() == self.us.fold_wb(Rank::Second, Rank::Seventh);
                     let key = slot * 9
                         + if on_start {
@@ -1446,15 +1449,15 @@ impl<'a> Generator<'a> {
                 // pawn back on ours blocks theirs.
                 let their_start = (!self.us).fold_wb(Rank::Second, Rank::Seventh);
                 let our_start = self.us.fold_wb(Rank::Second, Rank::Seventh);
-                let slack = slack();
-                (slack[0].passes_after_pawn_capture(
-                    from,
-                    to,
-                    (taken.rank() == their_start).then(|| taken.file()),
-                ) || ours())
-                    && (slack[1]
-                        .passes_with_pawn(taken, (from.rank() == our_start).then(|| from.file()))
-                        || theirs())
+                // Off their starting rank, the pawn taken back blocks nothing: our side's
+                // verdict is that of a pawn taking a piece there.
+                (if taken.rank() == their_start {
+                    slack()[0].passes_after_pawn_capture(from, to, Some(taken.file())) || ours()
+                } else {
+                    ours_after_pawn_capture(from, to)
+                }) && (slack()[1]
+                    .passes_with_pawn(taken, (from.rank() == our_start).then(|| from.file()))
+                    || theirs())
             }
             MaterialCheck::Remembered { slot, cap, to } => {
                 remembered(&self.memo.their_piece_memo[slot * 9], || {
@@ -1676,6 +1679,35 @@ fn piece(role: Role, color: Color) -> Piece {
 mod tests {
     use super::*;
     use crate::position::PositionInput;
+
+    /// A pawn of theirs put back on its starting square blocks our promotions on that file:
+    /// our side's material verdict after a pawn capture there is not that of the same capture
+    /// of a piece, which the generation remembers.
+    #[test]
+    fn a_pawn_taken_back_on_its_starting_square_blocks_our_promotions() {
+        // White's third knight is a promoted pawn. Before axb7 took a pawn, the white pawns
+        // stood on a6 and c2–h2, leaving only the b-file for it, and a black pawn on b7 would
+        // have blocked that file: one capture more, and Black, with 16 units, had lost none.
+        let pos = PositionInput::parse("rnbqkbnr/pPpppppp/8/8/4N3/8/2PPPPPP/RNBQKBNR b KQkq -")
+            .unwrap()
+            .candidates()
+            .remove(0);
+        let put_back: Vec<Role> = retractions(&pos)
+            .iter()
+            .filter(|r| r.mv.from() == Some(Square::A6) && r.mv.to() == Square::B7)
+            .filter_map(Retraction::uncaptured)
+            .collect();
+        assert_eq!(
+            put_back,
+            [Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
+        );
+        let mut board = pos.board.clone();
+        board.set_piece_at(Square::A6, Role::Pawn.of(Color::White));
+        board.set_piece_at(Square::B7, Role::Pawn.of(Color::Black));
+        assert!(!crate::legality::material_ok(&board));
+        board.set_piece_at(Square::B7, Role::Knight.of(Color::Black));
+        assert!(crate::legality::material_ok(&board));
+    }
 
     #[test]
     fn steps_rebuild_their_predecessors() {
