@@ -534,15 +534,29 @@ impl<'a> Generator<'a> {
         let our_king = pos.king(us)?;
         let their_king = pos.king(pos.turn)?;
         // The side that just moved cannot be in check; pawns never stand on the back ranks;
-        // castling rights need king and rook at home; the material must be possible (if it is
-        // not, no predecessor's material is either: an un-capture or un-promotion cannot mend it).
+        // castling rights need king and rook at home.
         if attackers(&pos.board, our_king, pos.turn, pos.board.occupied()).any()
             || (pos.board.pawns() & Bitboard::BACKRANKS).any()
             || (pos.castling.any()
                 && !(pos.castling & !crate::position::possible_castling(&pos.board)).is_empty())
-            || (check_material && !material_possible(&pos.board))
         {
             return None;
+        }
+        // The material must be possible (if it is not, no predecessor's material is either: an
+        // un-capture or un-promotion cannot mend it). Both sides' material, kept for the sure
+        // passes of the predecessors' material, settles most positions' own.
+        if check_material {
+            let slack = memo.slack.get_or_init(|| {
+                [
+                    SideSlack::of(&pos.board, us),
+                    SideSlack::of(&pos.board, !us),
+                ]
+            });
+            if !slack.iter().all(|side| {
+                side.passes_as_is() || crate::legality::material_side_ok(&pos.board, side.color())
+            }) {
+                return None;
+            }
         }
         Some(Generator {
             pos,

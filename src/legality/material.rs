@@ -753,6 +753,26 @@ impl SideSlack {
         cost + k.saturating_sub((!used & !blocked).count_ones())
     }
 
+    /// The side.
+    pub(crate) fn color(&self) -> Color {
+        self.color
+    }
+
+    /// Sure to pass as it is: the counts pass and the known assignment's captures fit.
+    pub(crate) fn passes_as_is(&self) -> bool {
+        let Some(Assignment { cost, used, .. }) = self.assignment else {
+            return false;
+        };
+        Self::counts_pass(&self.material)
+            && Self::captures(
+                cost,
+                used,
+                self.pawns,
+                self.material.promoted_extras(),
+                self.blocked,
+            ) <= self.available
+    }
+
     /// Sure to pass when the other side has one unit more (one capture fewer available) and
     /// nothing else changes.
     pub(crate) fn passes_after_loss(&self) -> bool {
@@ -1439,7 +1459,7 @@ mod tests {
             state % n
         };
         let roles = [Role::Knight, Role::Bishop, Role::Rook, Role::Queen];
-        let mut seen = [0u32; 7];
+        let mut seen = [0u32; 8];
         for _ in 0..20_000 {
             // Crowded boards (few captures available) with pawns on few files, so that the
             // limits are reached.
@@ -1451,6 +1471,10 @@ mod tests {
                 Color::Black
             };
             let slack = SideSlack::of(&b, color);
+            if slack.passes_as_is() {
+                seen[7] += 1;
+                assert!(material_side_ok(&b, color), "{}", b.board_fen());
+            }
             let empty: Vec<Square> = (!b.occupied()).into_iter().collect();
             let square = empty[next(empty.len() as u64) as usize];
             // The other side gains a unit.
