@@ -946,23 +946,19 @@ impl<'a> Generator<'a> {
         let no_ep_candidates =
             self.their_fourth.is_empty() || ep_candidates(&board, self.us, occupied).is_empty();
         let their_fourth_rank = self.pos.turn.fold_wb(Rank::Fourth, Rank::Fifth);
-        // The e.p. squares of the predecessors, whatever unit of theirs is put back on `to`
-        // (None when they depend on it). The e.p. candidates are the same for every unit (the
-        // squares are occupied alike), unless it is a pawn on their fourth rank. A unit on a
-        // square on no line and no knight's step from our king neither attacks our king nor
-        // blocks a line to it, so it changes no e.p. capture's legality: they are found once,
-        // with a knight there.
-        let shared_eps = if no_ep_candidates {
-            Some(Bitboard::EMPTY)
-        } else if (attacks::queen_attacks(our_king, Bitboard::EMPTY)
-            | attacks::knight_attacks(our_king))
-        .contains(to)
-        {
-            None
+        // The e.p. squares of the predecessors. The e.p. candidates are the same whatever unit
+        // of theirs is put back on `to` (the squares are occupied alike), unless it is a pawn on
+        // their fourth rank, and every unit blocks the same lines; so a unit that cannot
+        // attack our king from `to`, whatever stands between, changes no e.p. capture's
+        // legality. Those units share `shared_eps`; the others (`own_eps`, by role as
+        // `UNCAPTURE_ROLES`) have their own found.
+        let (shared_eps, own_eps) = if no_ep_candidates {
+            (
+                Bitboard::EMPTY,
+                [to.rank() == their_fourth_rank, false, false, false, false],
+            )
         } else {
-            let mut pred = board.clone();
-            pred.set_piece_at(to, Role::Knight.of(!self.us));
-            Some(ep_squares(&pred, self.us))
+            self.uncapture_eps(&board, our_king, to, roles)
         };
         // Whether the unit put back on `to` checks our king, by role (as `UNCAPTURE_ROLES`),
         // when it may matter: with our king moved (otherwise it would be the only check).
@@ -997,7 +993,7 @@ impl<'a> Generator<'a> {
                 ep_square: None,
             },
         };
-        for (i, &cap) in UNCAPTURE_ROLES.iter().enumerate() {
+        for (i, cap) in UNCAPTURE_ROLES.into_iter().enumerate() {
             if !roles[i] || f.stopped() || (cap == Role::Pawn && Bitboard::BACKRANKS.contains(to)) {
                 continue;
             }
@@ -1021,9 +1017,10 @@ impl<'a> Generator<'a> {
             }
             let optional = self.removed_rights(role, from, to, Some(cap), pred);
             // Only a pawn put back on their fourth rank adds an e.p. candidate.
-            let eps = match shared_eps {
-                Some(eps) if cap != Role::Pawn || to.rank() != their_fourth_rank => eps,
-                _ => ep_squares(pred, self.us),
+            let eps = if own_eps[i] {
+                ep_squares(pred, self.us)
+            } else {
+                shared_eps
             };
             r.mv = Move::Normal {
                 role,
@@ -1034,6 +1031,42 @@ impl<'a> Generator<'a> {
             };
             self.push_variants(&mut r, optional, eps, f);
         }
+    }
+
+    /// The e.p. squares shared by the predecessors of [`Self::uncaptures`] that put back a unit
+    /// of theirs on `to` (in `board`, empty there) which cannot attack our king (on
+    /// `our_king`) from there, and which units have their own (by role as `UNCAPTURE_ROLES`):
+    /// those that can, and a pawn on their fourth rank.
+    #[inline(never)]
+    fn uncapture_eps(
+        &self,
+        board: &Board,
+        our_king: Square,
+        to: Square,
+        roles: [bool; 5],
+    ) -> (Bitboard, [bool; 5]) {
+        let diagonal = attacks::bishop_attacks(to, Bitboard::EMPTY).contains(our_king);
+        let straight = attacks::rook_attacks(to, Bitboard::EMPTY).contains(our_king);
+        let knight = attacks::knight_attacks(to).contains(our_king);
+        let own = [
+            to.rank() == self.pos.turn.fold_wb(Rank::Fourth, Rank::Fifth)
+                || attacks::pawn_attacks(!self.us, to).contains(our_king),
+            knight,
+            diagonal,
+            straight,
+            diagonal || straight,
+        ];
+        let shared = if (0..5).any(|i| roles[i] && !own[i]) {
+            // A knight cannot attack from a square on a line, nor a bishop from a knight's
+            // step.
+            let neutral = if knight { Role::Bishop } else { Role::Knight };
+            let mut pred = board.clone();
+            pred.set_piece_at(to, neutral.of(!self.us));
+            ep_squares(&pred, self.us)
+        } else {
+            Bitboard::EMPTY
+        };
+        (shared, own)
     }
 
     /// The castling rights the move may have removed, given the predecessor's `board`: a king
