@@ -950,13 +950,10 @@ impl<'a> Generator<'a> {
         // of theirs is put back on `to` (the squares are occupied alike), unless it is a pawn on
         // their fourth rank, and every unit blocks the same lines; so a unit that cannot
         // attack our king from `to`, whatever stands between, changes no e.p. capture's
-        // legality. Those units share `shared_eps`; the others (`own_eps`, by role as
+        // legality. Those units share `shared_eps`; the others (`own_eps`, one bit by role as
         // `UNCAPTURE_ROLES`) have their own found.
         let (shared_eps, own_eps) = if no_ep_candidates {
-            (
-                Bitboard::EMPTY,
-                [to.rank() == their_fourth_rank, false, false, false, false],
-            )
+            (Bitboard::EMPTY, u8::from(to.rank() == their_fourth_rank))
         } else {
             self.uncapture_eps(&board, our_king, to, roles)
         };
@@ -976,7 +973,9 @@ impl<'a> Generator<'a> {
         } else {
             [false; 5]
         };
-        // One retraction, changed in place for each unit put back on `to`.
+        // One retraction, changed in place for each unit put back on `to` (its board copied
+        // afresh from `board` each time: changing the unit there in place would read back
+        // bitboards just written in parts, which stalls the processor).
         let mut r = Retraction {
             kind,
             mv: Move::Normal {
@@ -987,7 +986,7 @@ impl<'a> Generator<'a> {
                 promotion,
             },
             predecessor: Position {
-                board,
+                board: board.clone(),
                 turn: self.us,
                 castling: self.pos.castling,
                 ep_square: None,
@@ -997,6 +996,7 @@ impl<'a> Generator<'a> {
             if !roles[i] || f.stopped() || (cap == Role::Pawn && Bitboard::BACKRANKS.contains(to)) {
                 continue;
             }
+            r.predecessor.board = board.clone();
             r.predecessor.board.set_piece_at(to, cap.of(!self.us));
             let pred = &r.predecessor.board;
             let mut checkers = other_checkers;
@@ -1017,7 +1017,7 @@ impl<'a> Generator<'a> {
             }
             let optional = self.removed_rights(role, from, to, Some(cap), pred);
             // Only a pawn put back on their fourth rank adds an e.p. candidate.
-            let eps = if own_eps[i] {
+            let eps = if own_eps & 1 << i != 0 {
                 ep_squares(pred, self.us)
             } else {
                 shared_eps
@@ -1035,8 +1035,8 @@ impl<'a> Generator<'a> {
 
     /// The e.p. squares shared by the predecessors of [`Self::uncaptures`] that put back a unit
     /// of theirs on `to` (in `board`, empty there) which cannot attack our king (on
-    /// `our_king`) from there, and which units have their own (by role as `UNCAPTURE_ROLES`):
-    /// those that can, and a pawn on their fourth rank.
+    /// `our_king`) from there, and which units have their own (one bit by role as
+    /// `UNCAPTURE_ROLES`): those that can, and a pawn on their fourth rank.
     #[inline(never)]
     fn uncapture_eps(
         &self,
@@ -1044,7 +1044,7 @@ impl<'a> Generator<'a> {
         our_king: Square,
         to: Square,
         roles: [bool; 5],
-    ) -> (Bitboard, [bool; 5]) {
+    ) -> (Bitboard, u8) {
         let diagonal = attacks::bishop_attacks(to, Bitboard::EMPTY).contains(our_king);
         let straight = attacks::rook_attacks(to, Bitboard::EMPTY).contains(our_king);
         let knight = attacks::knight_attacks(to).contains(our_king);
@@ -1056,7 +1056,11 @@ impl<'a> Generator<'a> {
             straight,
             diagonal || straight,
         ];
-        let shared = if (0..5).any(|i| roles[i] && !own[i]) {
+        let own = own
+            .iter()
+            .enumerate()
+            .fold(0u8, |bits, (i, &own)| bits | u8::from(own) << i);
+        let shared = if (0..5).any(|i| roles[i] && own & 1 << i == 0) {
             // A knight cannot attack from a square on a line, nor a bishop from a knight's
             // step.
             let neutral = if knight { Role::Bishop } else { Role::Knight };
