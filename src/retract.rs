@@ -1075,7 +1075,7 @@ impl<'a> Generator<'a> {
 
     /// The castling rights the move may have removed, given the predecessor's `board`: a king
     /// or rook leaving its original square, a capture on a rook's original square.
-    #[inline]
+    #[inline(always)]
     fn removed_rights(
         &self,
         role: Role,
