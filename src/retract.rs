@@ -810,10 +810,6 @@ impl<'a> Generator<'a> {
         if f.stopped() {
             return;
         }
-        let mut board = self.pos.board.clone();
-        board.discard_piece_at(to);
-        board.set_piece_at(from, role.of(self.us));
-        let optional = self.removed_rights(role, from, to, None, &board);
         let mv = Move::Normal {
             role,
             from,
@@ -821,22 +817,43 @@ impl<'a> Generator<'a> {
             to,
             promotion,
         };
+        // The predecessor is built where it is emitted from: a copy of it read back right
+        // after its units changed would stall the processor.
+        let mut r = self.retraction(self.pos.board.clone(), self.pos.castling, kind, mv);
+        let board = &mut r.predecessor.board;
+        board.discard_piece_at(to);
+        board.set_piece_at(from, role.of(self.us));
+        let board = &r.predecessor.board;
+        let optional = self.removed_rights(role, from, to, None, board);
         let material = self.material_check(role, from, to, None, promotion);
         let attacks_ok = if promotion.is_none() && role != Role::King {
-            Some(self.quiet_attacks_ok(role, from, to, &board))
+            Some(self.quiet_attacks_ok(role, from, to, board))
         } else {
             None
         };
-        self.emit(
-            board,
-            self.pos.castling,
-            optional,
-            material,
-            attacks_ok,
+        self.emit(&mut r, optional, material, attacks_ok, f);
+    }
+
+    /// The retraction of `mv` (of `kind`) to the predecessor `board` with our side to move, the
+    /// castling rights `castling` and no e.p. square.
+    #[inline(always)]
+    fn retraction(
+        &self,
+        board: Board,
+        castling: Bitboard,
+        kind: RetractionKind,
+        mv: Move,
+    ) -> Retraction {
+        Retraction {
             kind,
             mv,
-            f,
-        );
+            predecessor: Position {
+                board,
+                turn: self.us,
+                castling,
+                ep_square: None,
+            },
+        }
     }
 
     /// The lines from their king in the position.
@@ -1192,30 +1209,18 @@ impl<'a> Generator<'a> {
         }
     }
 
-    /// Emits the predecessor `board` (our side to move) once per subset of `optional` rights
-    /// added to `required`, and once more per e.p. square it may carry.
-    #[allow(clippy::too_many_arguments)]
+    /// Emits the retraction `r` (its predecessor with our side to move and no e.p. square)
+    /// if the predecessor is valid, once per subset of `optional` rights added to its own, and
+    /// once more per e.p. square it may carry. `attacks_ok` is the checks test when already
+    /// settled.
     fn emit(
         &self,
-        board: Board,
-        required: Bitboard,
+        r: &mut Retraction,
         optional: Bitboard,
         material_changed: MaterialCheck,
         attacks_ok: Option<bool>,
-        kind: RetractionKind,
-        mv: Move,
         f: &mut impl Receiver,
     ) {
-        let mut r = Retraction {
-            kind,
-            mv,
-            predecessor: Position {
-                board,
-                turn: self.us,
-                castling: required,
-                ep_square: None,
-            },
-        };
         let base = &r.predecessor;
         let valid = match attacks_ok {
             Some(ok) => ok && self.material_ok(&base.board, material_changed),
@@ -1228,7 +1233,7 @@ impl<'a> Generator<'a> {
             } else {
                 ep_squares(&base.board, base.turn)
             };
-            self.push_variants(&mut r, optional, eps, f);
+            self.push_variants(r, optional, eps, f);
         }
     }
 
@@ -1292,17 +1297,13 @@ impl<'a> Generator<'a> {
             to,
             promotion: None,
         };
-        let our_rights = self.pos.castling;
-        self.emit(
+        let mut r = self.retraction(
             pred_board,
-            our_rights,
-            Bitboard::EMPTY,
-            MaterialCheck::Full,
-            None,
+            self.pos.castling,
             RetractionKind::PawnDoubleStep,
             mv,
-            f,
         );
+        self.emit(&mut r, Bitboard::EMPTY, MaterialCheck::Full, None, f);
     }
 
     fn uncastling(&self, f: &mut impl Receiver) {
@@ -1358,16 +1359,13 @@ impl<'a> Generator<'a> {
                 king: sq(E),
                 rook: rook_origin,
             };
-            self.emit(
+            let mut r = self.retraction(
                 pred,
                 self.pos.castling | Bitboard::from_square(rook_origin),
-                optional,
-                MaterialCheck::Unchanged,
-                None,
                 RetractionKind::Uncastling,
                 mv,
-                f,
             );
+            self.emit(&mut r, optional, MaterialCheck::Unchanged, None, f);
         }
     }
 
