@@ -1546,7 +1546,10 @@ fn checks_possible(
     ep_square: Option<Square>,
     mover: Color,
 ) -> bool {
-    checkers.is_empty() || checks_stand(board, king, checkers, ep_square, mover)
+    // A single check always stands without an e.p. square.
+    checkers.is_empty()
+        || (ep_square.is_none() && !checkers.more_than_one())
+        || checks_stand(board, king, checkers, ep_square, mover)
 }
 
 /// [`checks_possible`] when there is a checker.
