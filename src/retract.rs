@@ -202,7 +202,8 @@ pub fn retractions(pos: &Position) -> Vec<Retraction> {
 
 /// Calls `f` with every legal retraction from `pos` (see [`retractions`]), handing each over.
 pub fn for_each_retraction(pos: &Position, f: impl FnMut(Retraction)) {
-    if let Some(generator) = Generator::new(pos, Filter::All, true, &MaterialMemo::new()) {
+    if let Some(generator) = Generator::new(pos, Filter::All, Given::Nothing, &MaterialMemo::new())
+    {
         generator.run(&mut Each(f));
     }
 }
@@ -241,48 +242,57 @@ pub fn visit_retractions(
     filter: Filter,
     f: impl FnMut(&Retraction) -> bool,
 ) -> bool {
-    visit(pos, filter, true, f)
+    visit(pos, filter, Given::Nothing, f)
 }
 
-/// As [`visit_retractions`], for a position already known to pass the material conditions
-/// (a position that passed the static checks, or a reversible predecessor of one: reversible
-/// moves change no material).
-pub(crate) fn visit_retractions_material_checked(
+/// As [`visit_retractions`], for a position known to pass the static checks: one that passed
+/// them, or a predecessor that the engine produced from one (see [`Given::Checked`]). None of
+/// the position's own conditions is checked again.
+pub(crate) fn visit_retractions_checked(
     pos: &Position,
     filter: Filter,
     f: impl FnMut(&Retraction) -> bool,
 ) -> bool {
-    visit(pos, filter, false, f)
+    visit(pos, filter, Given::Checked, f)
 }
 
-fn visit(
-    pos: &Position,
-    filter: Filter,
-    check_material: bool,
-    f: impl FnMut(&Retraction) -> bool,
-) -> bool {
-    visit_with(pos, filter, check_material, &MaterialMemo::new(), f)
+fn visit(pos: &Position, filter: Filter, given: Given, f: impl FnMut(&Retraction) -> bool) -> bool {
+    visit_with(pos, filter, given, &MaterialMemo::new(), f)
 }
 
-/// As [`visit_retractions_material_checked`], keeping the material verdicts in `cache` for the
-/// next positions with the same material and pawns.
+/// As [`visit_retractions_checked`], keeping the material verdicts in `cache` for the next
+/// positions with the same material and pawns.
 pub(crate) fn visit_retractions_cached(
     pos: &Position,
     filter: Filter,
     cache: &mut MaterialCache,
     f: impl FnMut(&Retraction) -> bool,
 ) -> bool {
-    visit_with(pos, filter, false, cache.memo(pos), f)
+    visit_with(pos, filter, Given::Checked, cache.memo(pos), f)
+}
+
+/// What a generation may take for granted about the position it takes back from.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Given {
+    /// Nothing: the position's own conditions are checked first (the side that made the last
+    /// move not in check, no pawn on a back rank, castling rights only with king and rook at
+    /// home, the material), and a position that fails one has no retraction.
+    Nothing,
+    /// The position passes the static checks, or the engine produced it from one that does:
+    /// every predecessor meets the conditions above (the side not to move is out of check,
+    /// no pawn is put on a back rank, rights are kept only with king and rook at home, and
+    /// the material of every retraction that changes it is checked).
+    Checked,
 }
 
 fn visit_with(
     pos: &Position,
     filter: Filter,
-    check_material: bool,
+    given: Given,
     memo: &MaterialMemo,
     mut f: impl FnMut(&Retraction) -> bool,
 ) -> bool {
-    let Some(generator) = Generator::new(pos, filter, check_material, memo) else {
+    let Some(generator) = Generator::new(pos, filter, given, memo) else {
         return true;
     };
     let mut sink = Sink {
@@ -527,7 +537,7 @@ impl<'a> Generator<'a> {
     fn new(
         pos: &'a Position,
         filter: Filter,
-        check_material: bool,
+        given: Given,
         memo: &'a MaterialMemo,
     ) -> Option<Generator<'a>> {
         let us = !pos.turn;
@@ -535,17 +545,24 @@ impl<'a> Generator<'a> {
         let their_king = pos.king(pos.turn)?;
         // The side that just moved cannot be in check; pawns never stand on the back ranks;
         // castling rights need king and rook at home.
-        if attackers(&pos.board, our_king, pos.turn, pos.board.occupied()).any()
-            || (pos.board.pawns() & Bitboard::BACKRANKS).any()
-            || (pos.castling.any()
-                && !(pos.castling & !crate::position::possible_castling(&pos.board)).is_empty())
-        {
+        let own_conditions = || {
+            attackers(&pos.board, our_king, pos.turn, pos.board.occupied()).is_empty()
+                && (pos.board.pawns() & Bitboard::BACKRANKS).is_empty()
+                && (pos.castling.is_empty()
+                    || (pos.castling & !crate::position::possible_castling(&pos.board)).is_empty())
+        };
+        debug_assert!(
+            given == Given::Nothing || own_conditions(),
+            "{}",
+            pos.fen4()
+        );
+        if given == Given::Nothing && !own_conditions() {
             return None;
         }
         // The material must be possible (if it is not, no predecessor's material is either: an
         // un-capture or un-promotion cannot mend it). Both sides' material, kept for the sure
         // passes of the predecessors' material, settles most positions' own.
-        if check_material {
+        if given == Given::Nothing {
             let slack = memo.slack.get_or_init(|| {
                 [
                     SideSlack::of(&pos.board, us),
@@ -1836,7 +1853,7 @@ mod tests {
         let mut cache = MaterialCache::new();
         let mut check = |pos: &Position| {
             let mut fresh = Vec::new();
-            visit(pos, Filter::All, false, |r| {
+            visit(pos, Filter::All, Given::Checked, |r| {
                 fresh.push(r.clone());
                 true
             });

@@ -5,8 +5,7 @@ use crate::{
     legality,
     position::Position,
     retract::{
-        Filter, MaterialCache, Retraction, visit_retractions_cached,
-        visit_retractions_material_checked,
+        Filter, MaterialCache, Retraction, visit_retractions_cached, visit_retractions_checked,
     },
     rules::Convention,
 };
@@ -79,7 +78,7 @@ pub fn chain_status(pos: &Position, depth: u32, budget: &mut u64) -> ChainStatus
         Filter::Reversible(Convention::Fide),
         Filter::Resets(Convention::Fide),
     ] {
-        let finished = visit_retractions_material_checked(pos, filter, |r| {
+        let finished = visit_retractions_checked(pos, filter, |r| {
             if *budget == 0 {
                 status = ChainStatus::Unknown;
                 return false;
@@ -105,7 +104,8 @@ pub fn chain_status(pos: &Position, depth: u32, budget: &mut u64) -> ChainStatus
     status
 }
 
-/// Whether `pos` is a reset origin with chains `depth` plies deep: `Found` if some reset
+/// Whether `pos` (a position that passes the static checks, or a predecessor the engine
+/// produced from one) is a reset origin with chains `depth` plies deep: `Found` if some reset
 /// retraction leads to the initial array or to a predecessor with such a chain, `Dead` if every
 /// reset retraction is refuted, `Unknown` if a budget (`budget` positions per reset) ran out
 /// before either was shown.

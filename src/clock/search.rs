@@ -16,7 +16,7 @@ use rayon::prelude::*;
 
 use crate::{
     position::Position,
-    retract::{Filter, MaterialCache, Step, visit_retractions_material_checked},
+    retract::{Filter, MaterialCache, Step, visit_retractions_checked},
     rules::Convention,
 };
 
@@ -467,7 +467,7 @@ fn expand_part(run: &[Queued], convention: Convention, budget: &Budget) -> Part 
     for (_, id, pos) in run {
         let keys = (id.key, id.check);
         let before = part.targets.len();
-        visit_retractions_material_checked(pos, Filter::Reversible(convention), |r| {
+        visit_retractions_checked(pos, Filter::Reversible(convention), |r| {
             let pred = &r.predecessor;
             let (key, check) = match r.mv {
                 // A quiet move: only the moving piece, the side to move, and maybe rights and
