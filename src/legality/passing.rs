@@ -49,7 +49,10 @@ pub(super) fn passing_reasons(board: &Board, out: &mut Vec<Illegality>) {
 
 /// Whether no pawn is gone that can neither have been captured nor have promoted.
 pub fn passing_ok(board: &Board) -> bool {
-    stuck_files(board, Color::White).is_empty() && stuck_files(board, Color::Black).is_empty()
+    // Without pawns, no pawn is stuck (pawnless endgames ask at every position).
+    board.pawns().is_empty()
+        || (stuck_files(board, Color::White).is_empty()
+            && stuck_files(board, Color::Black).is_empty())
 }
 
 /// The files whose pawn of `color` is gone although it can neither have been captured nor have
