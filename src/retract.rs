@@ -641,6 +641,9 @@ impl<'a> Generator<'a> {
                         if quiet {
                             self.simple(role, from, to, None, RetractionKind::Quiet, f);
                         }
+                        if !zeroing {
+                            continue;
+                        }
                         self.uncaptures(
                             role,
                             from,
