@@ -454,6 +454,8 @@ impl MaterialKey {
 /// one cache per run of positions it expands).
 pub(crate) struct MaterialCache {
     entries: [Option<(MaterialKey, MaterialMemo)>; 2],
+    /// Whether every position asked about has the same material and pawns.
+    one_graph: bool,
 }
 
 impl MaterialCache {
@@ -461,11 +463,27 @@ impl MaterialCache {
     pub(crate) fn new() -> MaterialCache {
         MaterialCache {
             entries: [None, None],
+            one_graph: false,
+        }
+    }
+
+    /// An empty cache for positions of one reversible graph, which all have the same material
+    /// and pawns (reversible retractions change neither): their keys are not compared.
+    pub(crate) fn for_one_graph() -> MaterialCache {
+        MaterialCache {
+            one_graph: true,
+            ..MaterialCache::new()
         }
     }
 
     /// The memo for `pos`, started afresh when its material or pawns differ from the last.
     fn memo(&mut self, pos: &Position) -> &MaterialMemo {
+        let side = usize::from(pos.turn == Color::White);
+        if self.one_graph && self.entries[side].is_some() {
+            let (key, memo) = self.entries[side].as_ref().expect("just seen");
+            debug_assert_eq!(*key, MaterialKey::of(pos), "one graph, one material");
+            return memo;
+        }
         let key = MaterialKey::of(pos);
         let entry = &mut self.entries[usize::from(key.us == Color::Black)];
         if entry.as_ref().is_none_or(|(k, _)| *k != key) {

@@ -463,7 +463,7 @@ fn expand_part(run: &[Queued], convention: Convention, budget: &Budget) -> Part 
     };
     // The positions of one graph have the same material and pawns: the material verdicts of
     // their reset retractions are found once.
-    let mut material = MaterialCache::new();
+    let mut material = MaterialCache::for_one_graph();
     for (_, id, pos) in run {
         let keys = (id.key, id.check);
         let before = part.targets.len();
