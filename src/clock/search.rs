@@ -521,16 +521,21 @@ fn is_origin_cached(
     ) != ChainStatus::Dead
 }
 
-/// Stores an expanded chunk, in order: each position's origin flag and adjacency list, and
-/// each target not stored yet as a new position (numbered in order, at the distance one more
-/// than its first parent's, and queued).
+/// The adjacency lists of a placed chunk, waiting to be added to the graph's adjacency
+/// ([`Adjacency::extend`]): each position's count of targets, and the targets in turn.
+type Lists = (Vec<u32>, Vec<u32>);
+
+/// Stores an expanded chunk, in order: each position's origin flag, and each target not
+/// stored yet as a new position (numbered in order, at the distance one more than its first
+/// parent's, and queued). Returns the chunk's adjacency lists, which the caller adds to the
+/// adjacency in order (while the next chunk is expanded).
 fn place(
     chunk: &[Queued],
     parts: Vec<Part>,
     graph: &mut Graph,
     index: &mut KeyIndex,
     queue: &mut std::collections::VecDeque<Queued>,
-) {
+) -> Lists {
     /// Targets looked ahead: their slots are fetched from memory while the ones before are
     /// placed (the table is large and probed at random).
     const AHEAD: usize = 8;
@@ -575,7 +580,14 @@ fn place(
             }
         }
     }
-    graph.adjacency.extend(&counts, &mut flat);
+    (counts, flat)
+}
+
+/// Bytes held by adjacency lists waiting to be added.
+fn lists_bytes(lists: &Option<Lists>) -> usize {
+    lists.as_ref().map_or(0, |(counts, flat)| {
+        (counts.capacity() + flat.capacity()) * 4
+    })
 }
 
 /// Explores the reversible retractions from `roots` within `budget`. `progress` is called after
@@ -605,6 +617,8 @@ pub fn explore(
     }
     // The last chunk expanded, with what expanding it found, waiting to be placed.
     let mut pending: Option<(Vec<Queued>, Vec<Part>)> = None;
+    // The adjacency lists of the last chunk placed, waiting to be added to the adjacency.
+    let mut lists: Option<Lists> = None;
     loop {
         if queue.is_empty() && pending.is_none() {
             break;
@@ -614,45 +628,67 @@ pub fn explore(
         } else if budget.deadline.is_some_and(|d| Instant::now() >= d) {
             Some("time budget")
         } else {
-            // Positions waiting to be expanded, and the targets waiting to be placed.
+            // Positions waiting to be expanded, the targets waiting to be placed, and the lists
+            // waiting to be added.
             let waiting = queue.capacity() * std::mem::size_of::<Queued>()
                 + pending.as_ref().map_or(0, |(chunk, parts)| {
                     chunk.capacity() * std::mem::size_of::<Queued>()
                         + parts.iter().map(Part::bytes).sum::<usize>()
-                });
+                })
+                + lists_bytes(&lists);
             budget
                 .max_bytes
                 .is_some_and(|max| (graph.held_bytes() + index.bytes() + waiting) as u64 >= max)
                 .then_some("memory budget")
         };
         if let Some(reason) = stop {
+            add_lists(&mut graph.adjacency, lists.take());
             graph.stopped_by = Some(reason);
             graph.finish(&index);
             return graph;
         }
         let chunk: Vec<Queued> = queue.drain(..BATCH.min(queue.len())).collect();
-        let (parts, ()) = rayon::join(
+        // The chunk is expanded while the one before it is placed and the lists of the one
+        // before that are added to the adjacency (which placing does not read).
+        let mut adjacency = std::mem::take(&mut graph.adjacency);
+        let waiting_lists = lists.take();
+        let ((parts, ()), placed) = rayon::join(
             || {
-                chunk
-                    .par_chunks(PART)
-                    .map(|run| expand_part(run, convention, budget))
-                    .collect::<Vec<Part>>()
+                rayon::join(
+                    || {
+                        chunk
+                            .par_chunks(PART)
+                            .map(|run| expand_part(run, convention, budget))
+                            .collect::<Vec<Part>>()
+                    },
+                    || add_lists(&mut adjacency, waiting_lists),
+                )
             },
             || {
-                if let Some((chunk, parts)) = pending.take() {
-                    place(&chunk, parts, &mut graph, &mut index, &mut queue);
-                }
+                pending
+                    .take()
+                    .map(|(chunk, parts)| place(&chunk, parts, &mut graph, &mut index, &mut queue))
             },
         );
+        graph.adjacency = adjacency;
+        lists = placed;
         pending = (!chunk.is_empty()).then_some((chunk, parts));
         progress(Progress {
             nodes: graph.ids.len() as u64,
             level: graph.dist(graph.expanded().saturating_sub(1)),
         });
     }
+    add_lists(&mut graph.adjacency, lists.take());
     graph.complete = true;
     graph.finish(&index);
     graph
+}
+
+/// Adds placed lists, if any, to `adjacency`.
+fn add_lists(adjacency: &mut Adjacency, lists: Option<Lists>) {
+    if let Some((counts, mut flat)) = lists {
+        adjacency.extend(&counts, &mut flat);
+    }
 }
 
 #[cfg(test)]
