@@ -452,6 +452,43 @@ const BATCH: usize = 4096;
 /// A position stored but not yet expanded: its index, its identity and the position.
 type Queued = (u32, PositionId, Position);
 
+/// The positions waiting to be expanded, in order, in blocks of `BATCH` (the last one may
+/// hold fewer): a chunk is taken off whole, without copying.
+#[derive(Default)]
+struct Queue {
+    blocks: std::collections::VecDeque<Vec<Queued>>,
+}
+
+impl Queue {
+    fn push(&mut self, queued: Queued) {
+        match self.blocks.back_mut() {
+            Some(block) if block.len() < BATCH => block.push(queued),
+            _ => {
+                let mut block = Vec::with_capacity(BATCH);
+                block.push(queued);
+                self.blocks.push_back(block);
+            }
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.blocks.is_empty()
+    }
+
+    /// The next `BATCH` positions, or all when fewer wait.
+    fn take_chunk(&mut self) -> Vec<Queued> {
+        self.blocks.pop_front().unwrap_or_default()
+    }
+
+    /// Bytes held.
+    fn bytes(&self) -> usize {
+        self.blocks
+            .iter()
+            .map(|block| block.capacity() * std::mem::size_of::<Queued>())
+            .sum()
+    }
+}
+
 /// Expands `run` (queued positions): their reversible retractions, and whether each is an
 /// origin. Nothing stored is read, so this runs while the chunk before is being placed.
 fn expand_part(run: &[Queued], convention: Convention, budget: &Budget) -> Part {
@@ -534,7 +571,7 @@ fn place(
     parts: Vec<Part>,
     graph: &mut Graph,
     index: &mut KeyIndex,
-    queue: &mut std::collections::VecDeque<Queued>,
+    queue: &mut Queue,
 ) -> Lists {
     /// Targets looked ahead: their slots are fetched from memory while the ones before are
     /// placed (the table is large and probed at random).
@@ -572,7 +609,7 @@ fn place(
                             graph.level_start.push(new);
                         }
                         graph.ids.push(id);
-                        queue.push_back((new, id, step.predecessor(parent_pos)));
+                        queue.push((new, id, step.predecessor(parent_pos)));
                         new
                     }
                 };
@@ -604,7 +641,7 @@ pub fn explore(
 ) -> Graph {
     let mut index = KeyIndex::new();
     let mut graph = Graph::empty(roots.clone());
-    let mut queue: std::collections::VecDeque<Queued> = std::collections::VecDeque::new();
+    let mut queue = Queue::default();
     for root in roots {
         let key = root.zobrist();
         let i = graph.ids.len() as u32;
@@ -613,7 +650,7 @@ pub fn explore(
             continue;
         }
         graph.ids.push(PositionId::new(key, check));
-        queue.push_back((i, PositionId::new(key, check), root));
+        queue.push((i, PositionId::new(key, check), root));
     }
     // The last chunk expanded, with what expanding it found, waiting to be placed.
     let mut pending: Option<(Vec<Queued>, Vec<Part>)> = None;
@@ -630,7 +667,7 @@ pub fn explore(
         } else {
             // Positions waiting to be expanded, the targets waiting to be placed, and the lists
             // waiting to be added.
-            let waiting = queue.capacity() * std::mem::size_of::<Queued>()
+            let waiting = queue.bytes()
                 + pending.as_ref().map_or(0, |(chunk, parts)| {
                     chunk.capacity() * std::mem::size_of::<Queued>()
                         + parts.iter().map(Part::bytes).sum::<usize>()
@@ -647,7 +684,7 @@ pub fn explore(
             graph.finish(&index);
             return graph;
         }
-        let chunk: Vec<Queued> = queue.drain(..BATCH.min(queue.len())).collect();
+        let chunk = queue.take_chunk();
         // The chunk is expanded while the one before it is placed and the lists of the one
         // before that are added to the adjacency (which placing does not read).
         let mut adjacency = std::mem::take(&mut graph.adjacency);
