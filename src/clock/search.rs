@@ -460,6 +460,7 @@ struct Queue {
 }
 
 impl Queue {
+    /// Queues a position after the others.
     fn push(&mut self, queued: Queued) {
         match self.blocks.back_mut() {
             Some(block) if block.len() < BATCH => block.push(queued),
@@ -471,6 +472,7 @@ impl Queue {
         }
     }
 
+    /// Whether no position waits.
     fn is_empty(&self) -> bool {
         self.blocks.is_empty()
     }
