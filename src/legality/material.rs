@@ -758,8 +758,10 @@ impl SideSlack {
         self.color
     }
 
-    /// Sure to pass as it is: the counts pass and the known assignment's captures fit.
-    pub(crate) fn passes_as_is(&self) -> bool {
+    /// Sure to pass with the side's own units and pawns, the other side's unmoved pawns on
+    /// the files `blocked` and `available` captures: the counts pass and the known assignment's
+    /// captures fit.
+    fn passes_with(&self, blocked: u8, available: u32) -> bool {
         let Some(Assignment { cost, used, .. }) = self.assignment else {
             return false;
         };
@@ -769,19 +771,21 @@ impl SideSlack {
                 used,
                 self.pawns,
                 self.material.promoted_extras(),
-                self.blocked,
-            ) <= self.available
+                blocked,
+            ) <= available
+    }
+
+    /// Sure to pass as it is.
+    pub(crate) fn passes_as_is(&self) -> bool {
+        self.passes_with(self.blocked, self.available)
     }
 
     /// Sure to pass when the other side has one unit more (one capture fewer available) and
     /// nothing else changes.
     pub(crate) fn passes_after_loss(&self) -> bool {
-        let Some(Assignment { cost, used, .. }) = self.assignment else {
-            return false;
-        };
-        let extras = self.material.promoted_extras();
-        Self::counts_pass(&self.material)
-            && Self::captures(cost, used, self.pawns, extras, self.blocked) < self.available
+        self.available
+            .checked_sub(1)
+            .is_some_and(|available| self.passes_with(self.blocked, available))
     }
 
     /// Sure to pass when its pawn on `to` steps back to `from` on the same file (one or two
@@ -843,17 +847,7 @@ impl SideSlack {
     /// Sure to pass when the other side's unmoved pawns also stand on `file` (a pawn of the
     /// other side stepped back to its starting square there), nothing else changing.
     pub(crate) fn passes_with_blocked(&self, file: shakmaty::File) -> bool {
-        let Some(Assignment { cost, used, .. }) = self.assignment else {
-            return false;
-        };
-        Self::counts_pass(&self.material)
-            && Self::captures(
-                cost,
-                used,
-                self.pawns,
-                self.material.promoted_extras(),
-                self.blocked | file_bit(Some(file)),
-            ) <= self.available
+        self.passes_with(self.blocked | file_bit(Some(file)), self.available)
     }
 
     /// Sure to pass with one piece more (`role` on `square`; a bishop counts by its square
