@@ -1071,7 +1071,6 @@ impl<'a> Generator<'a> {
                 continue;
             }
             let optional = self.removed_rights(role, from, to, Some(cap), pred);
-            // Only a pawn put back on their fourth rank adds an e.p. candidate.
             let eps = if own_eps & 1 << i != 0 {
                 ep_squares(pred, self.us)
             } else {
