@@ -47,8 +47,8 @@ impl Adjacency {
 
     /// Appends the lists of the next `counts.len()` positions, whose children are `flat` in
     /// turn (`counts[k]` for the `k`-th), each in any order (left sorted). The lists are
-    /// sorted and measured in parallel, laid out in order, then written in parallel into
-    /// their places: the bytes do not depend on the thread count.
+    /// sorted and encoded in parallel, by runs of consecutive lists, then laid out in order:
+    /// the bytes do not depend on the thread count.
     pub fn extend(&mut self, counts: &[u32], flat: &mut [u32]) {
         use rayon::prelude::*;
         /// Lists handled by one task.
@@ -81,19 +81,26 @@ impl Adjacency {
                 }
             })
             .collect();
-        let mut sizes = vec![0usize; lists.len()];
-        lists
+        // Each run's lists encoded in parallel into a buffer of its own, with their sizes;
+        // then laid out in order.
+        let runs: Vec<(Vec<u8>, Vec<usize>)> = lists
             .par_chunks(RUN)
             .zip(anchors.par_chunks(RUN))
-            .zip(sizes.par_chunks_mut(RUN))
-            .for_each(|((run, run_anchors), run_sizes)| {
-                for (((_, list), &anchor), size) in run.iter().zip(run_anchors).zip(run_sizes) {
-                    *size = codes(anchor, list).map(varint_size).sum();
+            .map(|(run, run_anchors)| {
+                let edges: usize = run.iter().map(|(_, list)| list.len()).sum();
+                let mut bytes = Vec::with_capacity(2 * edges + run.len());
+                let mut sizes = Vec::with_capacity(run.len());
+                for ((_, list), &anchor) in run.iter().zip(run_anchors) {
+                    let before = bytes.len();
+                    encode(anchor, list, &mut bytes);
+                    sizes.push(bytes.len() - before);
                 }
-            });
-        let start = self.bytes.len();
-        let mut total = start;
-        for (&(i, ref list), &size) in lists.iter().zip(&sizes) {
+                (bytes, sizes)
+            })
+            .collect();
+        let sizes = runs.iter().flat_map(|(_, sizes)| sizes);
+        let mut total = self.bytes.len();
+        for (&(i, ref list), &size) in lists.iter().zip(sizes) {
             if i.is_multiple_of(CHECKPOINT) {
                 self.checkpoints.push(total as u64);
             }
@@ -106,27 +113,10 @@ impl Adjacency {
             self.edges += list.len();
             total += size;
         }
-        self.bytes.resize(total, 0);
-        // Each run's bytes, cut from the new space in order.
-        let mut space = &mut self.bytes[start..];
-        let mut runs: Vec<(&[List<'_>], &[i64], &mut [u8])> = Vec::new();
-        for ((run, run_anchors), run_sizes) in lists
-            .chunks(RUN)
-            .zip(anchors.chunks(RUN))
-            .zip(sizes.chunks(RUN))
-        {
-            let (bytes, tail) = std::mem::take(&mut space).split_at_mut(run_sizes.iter().sum());
-            runs.push((run, run_anchors, bytes));
-            space = tail;
+        self.bytes.reserve(total - self.bytes.len());
+        for (bytes, _) in &runs {
+            self.bytes.extend_from_slice(bytes);
         }
-        runs.into_par_iter().for_each(|(run, run_anchors, bytes)| {
-            let mut at = 0;
-            for ((_, list), &anchor) in run.iter().zip(run_anchors) {
-                for code in codes(anchor, list) {
-                    at += write_varint_at(&mut bytes[at..], code);
-                }
-            }
-        });
     }
 
     /// Number of lists (expanded positions).
@@ -362,13 +352,30 @@ impl Adjacency {
     }
 }
 
-/// The codes of a sorted list: its first index as a signed difference from `anchor`, each
-/// further one as the difference from the one before.
-fn codes(anchor: i64, sorted: &[u32]) -> impl Iterator<Item = u64> + '_ {
-    let first = sorted.first().map(|&c| zigzag(i64::from(c) - anchor));
-    first
-        .into_iter()
-        .chain(sorted.windows(2).map(|pair| u64::from(pair[1] - pair[0])))
+/// Appends the codes of a sorted list to `out`, as variable-length integers: its first index
+/// as a signed difference from `anchor`, each further one as the difference from the one
+/// before.
+#[inline]
+fn encode(anchor: i64, sorted: &[u32], out: &mut Vec<u8>) {
+    let Some((&first, rest)) = sorted.split_first() else {
+        return;
+    };
+    push_varint(out, zigzag(i64::from(first) - anchor));
+    let mut prev = first;
+    for &c in rest {
+        push_varint(out, u64::from(c - prev));
+        prev = c;
+    }
+}
+
+/// Appends `v` to `out` as a variable-length integer.
+#[inline]
+fn push_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
 }
 
 /// The indices of one list, in increasing order.
@@ -404,15 +411,6 @@ fn zigzag(v: i64) -> u64 {
 
 fn unzigzag(v: u64) -> i64 {
     ((v >> 1) as i64) ^ -((v & 1) as i64)
-}
-
-#[cfg(test)]
-fn write_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
 }
 
 /// Writes `v` at the start of `out`; returns the number of bytes written.
@@ -590,7 +588,11 @@ mod tests {
         let own_index: usize = expected
             .iter()
             .enumerate()
-            .map(|(i, l)| codes(i as i64, l).map(varint_size).sum::<usize>())
+            .map(|(i, l)| {
+                let mut out = Vec::new();
+                encode(i as i64, l, &mut out);
+                out.len()
+            })
             .sum();
         // Each non-empty list: a first code and a 1-byte difference. The first code takes 3
         // bytes from the own index; from the group's first list, 1. Lists 0, 16 and 32 start
@@ -609,7 +611,7 @@ mod tests {
     fn varints_round_trip() {
         for v in [0, 1, 127, 128, 300, u64::from(u32::MAX), u64::MAX] {
             let mut out = Vec::new();
-            write_varint(&mut out, v);
+            push_varint(&mut out, v);
             assert_eq!(read_varint(&out), (v, out.len()));
             assert_eq!(varint_size(v), out.len());
             let mut at = vec![0u8; 12];
