@@ -598,10 +598,8 @@ pub fn arisen_ok(board: &Board, turn: Color, ep_square: Option<Square>) -> bool 
     if let Some(ep) = ep_square {
         position::ep_reasons(board, turn, ep, &mut out);
     }
-    position::confinement_reasons(board, &mut out);
-    passing::passing_reasons(board, &mut out);
     position::parity_reasons(board, turn, &mut out);
-    out.is_empty()
+    out.is_empty() && confinement_ok(board) && passing_ok(board)
 }
 
 /// Every static reason (SPEC §5) why the position cannot arise from the initial array; empty when
