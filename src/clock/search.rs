@@ -129,6 +129,7 @@ impl KeyIndex {
     }
 
     /// The index stored for `key` and `check`, or inserts `new` and returns None.
+    #[inline(always)]
     fn get_or_insert(&mut self, key: u64, check: u32, new: u32, ids: &[PositionId]) -> Option<u32> {
         match self.probe(key, check, ids) {
             Ok(index) => Some(index),
