@@ -83,6 +83,54 @@ fn reaching_origin(graph: &Graph, sweeps: usize) -> Vec<bool> {
     useful
 }
 
+/// The positions a cycle is looked for from by [`short_cycle`]: the first ones that reach an
+/// origin, in index order.
+const SHORT_CYCLE_STARTS: usize = 16;
+
+/// The longest cycle [`short_cycle`] looks for (a cycle of retractions has an even length,
+/// since the side to move alternates: 4 is the shortest, two moves of each side undone).
+const SHORT_CYCLE_LENGTH: usize = 4;
+
+/// The lists [`short_cycle`] reads at most.
+const SHORT_CYCLE_LISTS: usize = 4096;
+
+/// Whether a cycle through positions that reach an origin (`useful`) is found near the roots:
+/// a walk of at most [`SHORT_CYCLE_LENGTH`] retractions from one of the first useful
+/// positions back to itself, reading at most [`SHORT_CYCLE_LISTS`] lists. Every position of
+/// such a cycle reaches the one it starts from, so it reaches an origin too: it is a cycle
+/// that Kahn's algorithm ([`topological_order`]) would leave over. Finding none decides
+/// nothing.
+fn short_cycle(graph: &Graph, useful: &[bool]) -> bool {
+    /// Depth-first: whether a walk of at most `left` more retractions from `i` ends at
+    /// `start`, within `budget` lists.
+    fn back_to(
+        graph: &Graph,
+        useful: &[bool],
+        start: usize,
+        i: usize,
+        left: usize,
+        budget: &mut usize,
+    ) -> bool {
+        if *budget == 0 {
+            return false;
+        }
+        *budget -= 1;
+        let mut children = graph.children(i);
+        if left == 1 {
+            return children.any(|j| j as usize == start);
+        }
+        children.any(|j| {
+            let j = j as usize;
+            j == start || (useful[j] && back_to(graph, useful, start, j, left - 1, budget))
+        })
+    }
+    let mut budget = SHORT_CYCLE_LISTS;
+    (0..graph.expanded())
+        .filter(|&i| useful[i])
+        .take(SHORT_CYCLE_STARTS)
+        .any(|start| back_to(graph, useful, start, start, SHORT_CYCLE_LENGTH, &mut budget))
+}
+
 /// Kahn's algorithm on the positions that reach an origin (`useful`): they are taken in
 /// rounds, each round the positions no unremoved one has an edge to, so that the order is
 /// topological; what is left over lies on a cycle. The in-degrees are counted in parallel and
@@ -173,9 +221,15 @@ impl Analysis {
         let useful = reaching_origin(graph, SWEEPS);
         let roots = graph.roots.len().min(n);
         let reaches_origin = (0..roots).any(|i| useful[i]);
-        let order = topological_order(graph, &useful);
-        let useful_count = useful.iter().filter(|&&u| u).count();
-        let cycle = order.len() < useful_count;
+        // A short cycle found near the roots settles it; else Kahn's algorithm, whose order
+        // also gives the longest path.
+        let (cycle, order) = if short_cycle(graph, &useful) {
+            (true, Vec::new())
+        } else {
+            let order = topological_order(graph, &useful);
+            let useful_count = useful.iter().filter(|&&u| u).count();
+            (order.len() < useful_count, order)
+        };
         let mut longest = None;
         let mut longest_next = vec![u32::MAX; n];
         if !cycle && reaches_origin {
@@ -577,6 +631,61 @@ mod tests {
             graph.adjacency.push(list);
         }
         graph
+    }
+
+    #[test]
+    fn a_short_cycle_is_one_that_kahn_leaves_over() {
+        // A 4-cycle 0 -> 1 -> 2 -> 3 -> 0 near the start, and a path 4 -> 5 -> 6.
+        let lists = vec![
+            vec![1],
+            vec![2, 4],
+            vec![3],
+            vec![0],
+            vec![5],
+            vec![6],
+            vec![],
+        ];
+        let graph = graph_of(&mut lists.clone());
+        let all = vec![true; graph.len()];
+        assert!(short_cycle(&graph, &all));
+        let order = topological_order(&graph, &all);
+        assert!(order.len() < graph.len());
+        // Positions that reach no origin are not walked through: no cycle among the others.
+        let mut useful = all.clone();
+        useful[2] = false;
+        assert!(!short_cycle(&graph, &useful));
+        // A longer cycle is not looked for (Kahn's algorithm finds it).
+        let lists = vec![vec![1], vec![2], vec![3], vec![4], vec![5], vec![0]];
+        let graph = graph_of(&mut lists.clone());
+        assert!(!short_cycle(&graph, &vec![true; graph.len()]));
+        // On real graphs: whenever one is found, Kahn's algorithm leaves positions over; and
+        // K+R v K has one near its root.
+        for (fen, nodes, found) in [
+            ("8/5k2/8/8/8/2K5/8/7R b - -", 20_000, Some(true)),
+            ("8/8/8/8/8/8/3P4/2KR3k b - -", 1_000, None),
+            ("8/8/8/4k3/8/P1P2P1P/2PPP1P1/RNBQKBNR w KQ -", 20_000, None),
+            ("4k3/8/8/8/8/8/8/4K3 w - -", 20_000, None),
+        ] {
+            let input = PositionInput::parse(fen).unwrap();
+            let budget = Budget {
+                max_nodes: nodes,
+                ..Budget::default()
+            };
+            let answer = solve_clock(&input, Rules::Fide, &budget, &|_| {});
+            let graph = answer.graph.as_ref().unwrap();
+            let useful = reaching_origin(graph, SWEEPS);
+            let short = short_cycle(graph, &useful);
+            if let Some(found) = found {
+                assert_eq!(short, found, "{fen}");
+            }
+            if short {
+                let useful_count = useful.iter().filter(|&&u| u).count();
+                assert!(
+                    topological_order(graph, &useful).len() < useful_count,
+                    "{fen}"
+                );
+            }
+        }
     }
 
     #[test]
