@@ -445,7 +445,7 @@ impl Part {
 }
 
 /// Queued positions expanded by one task.
-const PART: usize = 32;
+const PART: usize = 64;
 
 /// Queued positions expanded together, while the chunk before them is placed.
 const BATCH: usize = 4096;
