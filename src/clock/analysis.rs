@@ -466,6 +466,17 @@ mod tests {
         rules::Rules,
     };
 
+    /// The clock answer for `fen` under `rules`, with its graph, stored up to `nodes`
+    /// positions.
+    fn solved(fen: &str, rules: Rules, nodes: u64) -> crate::clock::ClockAnswer {
+        let input = PositionInput::parse(fen).unwrap();
+        let budget = Budget {
+            max_nodes: nodes,
+            ..Budget::default()
+        };
+        solve_clock(&input, rules, &budget, &|_| {})
+    }
+
     /// The values listed (with the shortcut once both parities keep an origin) are those that
     /// walks of each length witness, one length at a time: every value, only odd ones, every
     /// fourth one, a single one, two in a row and no more.
@@ -518,12 +529,7 @@ mod tests {
             ),
             ("8/8/8/4k3/8/P1P2P1P/2PPP1P1/RNBQKBNR w KQ -", 30_000),
         ] {
-            let input = PositionInput::parse(fen).unwrap();
-            let budget = Budget {
-                max_nodes: nodes,
-                ..Budget::default()
-            };
-            let answer = solve_clock(&input, Rules::Fide, &budget, &|_| {});
+            let answer = solved(fen, Rules::Fide, nodes);
             let graph = answer.graph.as_ref().unwrap();
             let reversed = reaching_origin(graph, 0);
             assert!(reversed.iter().any(|&u| u), "{fen}");
@@ -548,12 +554,7 @@ mod tests {
                 Rules::Fide,
             ),
         ] {
-            let input = PositionInput::parse(fen).unwrap();
-            let budget = Budget {
-                max_nodes: nodes,
-                ..Budget::default()
-            };
-            let answer = solve_clock(&input, rules, &budget, &|_| {});
+            let answer = solved(fen, rules, nodes);
             let graph = answer.graph.as_ref().unwrap();
             let useful = reaching_origin(graph, SWEEPS);
             let orders: Vec<Vec<u32>> = [1, 2, 3]
@@ -666,12 +667,7 @@ mod tests {
             ("8/8/8/4k3/8/P1P2P1P/2PPP1P1/RNBQKBNR w KQ -", 20_000, None),
             ("4k3/8/8/8/8/8/8/4K3 w - -", 20_000, None),
         ] {
-            let input = PositionInput::parse(fen).unwrap();
-            let budget = Budget {
-                max_nodes: nodes,
-                ..Budget::default()
-            };
-            let answer = solve_clock(&input, Rules::Fide, &budget, &|_| {});
+            let answer = solved(fen, Rules::Fide, nodes);
             let graph = answer.graph.as_ref().unwrap();
             let useful = reaching_origin(graph, SWEEPS);
             let short = short_cycle(graph, &useful);
@@ -756,12 +752,7 @@ mod tests {
 
     #[test]
     fn a_step_in_parallel_parts_equals_a_step_in_one() {
-        let input = PositionInput::parse("8/5k2/8/8/8/2K5/8/7R b - -").unwrap();
-        let budget = Budget {
-            max_nodes: 40_000,
-            ..Budget::default()
-        };
-        let answer = solve_clock(&input, Rules::Fide, &budget, &|_| {});
+        let answer = solved("8/5k2/8/8/8/2K5/8/7R b - -", Rules::Fide, 40_000);
         let graph = answer.graph.as_ref().unwrap();
         let analysis = Analysis::new(graph);
         // Every expanded position that reaches an origin: far more than one part.
