@@ -115,13 +115,10 @@ fn short_cycle(graph: &Graph, useful: &[bool]) -> bool {
             return false;
         }
         *budget -= 1;
-        let mut children = graph.children(i);
-        if left == 1 {
-            return children.any(|j| j as usize == start);
-        }
-        children.any(|j| {
+        graph.children(i).any(|j| {
             let j = j as usize;
-            j == start || (useful[j] && back_to(graph, useful, start, j, left - 1, budget))
+            j == start
+                || (left > 1 && useful[j] && back_to(graph, useful, start, j, left - 1, budget))
         })
     }
     let mut budget = SHORT_CYCLE_LISTS;
