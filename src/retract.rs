@@ -864,10 +864,10 @@ impl<'a> Generator<'a> {
         let board = &r.predecessor.board;
         let optional = self.removed_rights(role, from, to, None, board);
         let material = self.material_check(role, from, to, None, promotion);
-        let attacks_ok = if promotion.is_none() && role != Role::King {
-            Some(self.quiet_attacks_ok(role, from, to, board))
-        } else {
-            None
+        let attacks_ok = match (promotion, role) {
+            (None, Role::King) => Some(self.king_step_attacks_ok(from, to, board)),
+            (None, _) => Some(self.quiet_attacks_ok(role, from, to, board)),
+            _ => None,
         };
         self.emit(&mut r, optional, material, attacks_ok, f);
     }
@@ -922,12 +922,34 @@ impl<'a> Generator<'a> {
             })
     }
 
-    /// Whether their king is out of check in the predecessor where our `role` (not the king)
-    /// stands on `from` instead of `to`, whatever stands on `to` there (nothing, or a unit of
-    /// theirs put back), when the lines from their king settle it (None otherwise): when
-    /// neither square is on a line from their king, no slider's attack on it changes, except
-    /// the stepping unit's own: it now attacks from `from`, as a leaper only (a slider there
-    /// would be on a line).
+    /// Whether the predecessor `board` of our king stepping back from `to` to `from` without
+    /// a capture passes the checks tests: their king settled from the lines when a quiet
+    /// retraction has found them already ([`Self::their_king_safe`]; a generation that stops
+    /// at its first retraction would not repay finding them), and our king on `from`, where
+    /// any unit of theirs may check it.
+    #[inline]
+    fn king_step_attacks_ok(&self, from: Square, to: Square, board: &Board) -> bool {
+        self.lines
+            .get()
+            .and_then(|lines| self.their_king_safe(lines, Role::King, from, to))
+            .unwrap_or_else(|| {
+                attackers(board, self.their_king, self.us, board.occupied()).is_empty()
+            })
+            && checks_possible(
+                board,
+                from,
+                attackers(board, from, !self.us, board.occupied()),
+                None,
+                !self.us,
+            )
+    }
+
+    /// Whether their king is out of check in the predecessor where our `role` stands on
+    /// `from` instead of `to`, whatever stands on `to` there (nothing, or a unit of theirs put
+    /// back), when the lines from their king settle it (None otherwise): when neither square
+    /// is on a line from their king, no slider's attack on it changes, except the stepping
+    /// unit's own: it now attacks from `from`, as a leaper only (a slider there would be on a
+    /// line, and so would a king next to theirs).
     #[inline]
     fn their_king_safe(
         &self,
@@ -977,7 +999,7 @@ impl<'a> Generator<'a> {
         // king settle it without the attacks when a quiet retraction has found them already
         // (a generation that stops at its first reset would not repay finding them).
         let their_king_safe = match self.lines.get() {
-            Some(lines) if role != Role::King => self.their_king_safe(lines, role, from, to),
+            Some(lines) => self.their_king_safe(lines, role, from, to),
             _ => None,
         };
         if !their_king_safe
