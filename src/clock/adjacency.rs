@@ -142,6 +142,15 @@ impl Adjacency {
             + self.checkpoints.capacity() * 8
     }
 
+    /// Reserves room for the lists of `positions` more positions, at `bytes_each` bytes each,
+    /// if the memory can be had (otherwise the lists grow as they are added).
+    pub fn try_reserve(&mut self, positions: usize, bytes_each: usize) {
+        let _ = self
+            .bytes
+            .try_reserve_exact(positions.saturating_mul(bytes_each));
+        let _ = self.lens.try_reserve_exact(positions);
+    }
+
     /// Gives back spare capacity.
     pub fn shrink_to_fit(&mut self) {
         self.bytes.shrink_to_fit();

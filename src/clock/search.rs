@@ -411,6 +411,24 @@ impl Graph {
         }
     }
 
+    /// Reserves room for the rest of the node budget in the identities and the adjacency,
+    /// for a search that stores `RESERVE_AFTER` positions or more and has no memory budget:
+    /// they then fill in place, instead of being copied to memory touched afresh each time
+    /// they double. Room that is never filled is never touched, and is given back by
+    /// [`Graph::finish`]. (With a memory budget they grow as they fill, so that the bytes
+    /// counted against it are the bytes held.)
+    fn reserve_for_budget(&mut self, budget: &Budget) {
+        let wanted = usize::try_from(budget.max_nodes)
+            .unwrap_or(usize::MAX)
+            .saturating_add(OVERSHOOT)
+            .saturating_sub(self.ids.len());
+        if budget.max_bytes.is_some() {
+            return;
+        }
+        let _ = self.ids.try_reserve_exact(wanted);
+        self.adjacency.try_reserve(wanted, RESERVED_ADJACENCY_BYTES);
+    }
+
     /// Ends the search: gives back the tables' spare capacity and records the index's size.
     fn finish(&mut self, index: &KeyIndex) {
         self.ids.shrink_to_fit();
@@ -446,6 +464,17 @@ impl Part {
 
 /// Queued positions expanded by one task.
 const PART: usize = 64;
+
+/// Positions stored before [`Graph::reserve_for_budget`] reserves room for the rest of the
+/// budget (a small search never reserves any).
+const RESERVE_AFTER: usize = 1 << 12;
+
+/// Positions the last chunk placed may store beyond the node budget, reserved for too (the
+/// budget is checked between chunks): beyond it, the tables grow as they fill.
+const OVERSHOOT: usize = 1 << 16;
+
+/// Adjacency bytes reserved per position (a sparse endgame takes about 20).
+const RESERVED_ADJACENCY_BYTES: usize = 32;
 
 /// Queued positions expanded together, while the chunk before them is placed.
 const BATCH: usize = 4096;
@@ -659,6 +688,8 @@ pub fn explore(
     let mut pending: Option<(Vec<Queued>, Vec<Part>)> = None;
     // The adjacency lists of the last chunk placed, waiting to be added to the adjacency.
     let mut lists: Option<Lists> = None;
+    // Whether room was reserved for the rest of the budget (once).
+    let mut reserved = false;
     loop {
         if queue.is_empty() && pending.is_none() {
             break;
@@ -686,6 +717,10 @@ pub fn explore(
             graph.stopped_by = Some(reason);
             graph.finish(&index);
             return graph;
+        }
+        if !reserved && graph.ids.len() >= RESERVE_AFTER {
+            graph.reserve_for_budget(budget);
+            reserved = true;
         }
         let chunk = queue.take_chunk();
         // The chunk is expanded while the one before it is placed and the lists of the one
@@ -818,6 +853,38 @@ mod tests {
                 assert_eq!(stored(g), stored(&graphs[0]), "{fen}");
             }
         }
+    }
+
+    #[test]
+    fn room_reserved_for_the_budget_changes_nothing_stored_and_is_given_back() {
+        // Without a memory budget, room for the rest of the node budget is reserved once
+        // `RESERVE_AFTER` positions are stored; with one, the tables grow as they fill.
+        let pos = crate::position::PositionInput::parse("8/5k2/8/8/8/2K5/8/7R b - -")
+            .expect("valid FEN")
+            .candidates()
+            .remove(0);
+        let search = |max_bytes| {
+            explore(
+                vec![pos.clone()],
+                Convention::Fide,
+                &Budget {
+                    max_nodes: 40_000,
+                    max_bytes,
+                    ..Budget::default()
+                },
+                &|_| {},
+            )
+        };
+        let reserving = search(None);
+        let growing = search(Some(1 << 40));
+        assert!(reserving.len() > RESERVE_AFTER, "{}", reserving.len());
+        assert_eq!(stored(&reserving), stored(&growing));
+        assert_eq!(reserving.ids.capacity(), reserving.ids.len());
+        assert_eq!(reserving.bytes_per_node(), growing.bytes_per_node());
+        assert_eq!(
+            reserving.edge_bytes_per_node(),
+            growing.edge_bytes_per_node()
+        );
     }
 
     #[test]
