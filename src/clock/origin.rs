@@ -302,42 +302,32 @@ pub fn origin_evidence(r: &Retraction, depth: u32, budget: u64) -> Option<Origin
     // `origin_status`.
     let q = &r.predecessor;
     let mut budget = budget;
-    (predecessor_passes(q)
-        && legality::confinement_ok(&q.board)
-        && legality::passing_ok(&q.board)
-        && chain_below(q, depth, &mut budget))
-    .then_some(OriginEvidence::RetractionChain { depth })
+    (reset_predecessor_passes(q) && chain_below(q, depth, &mut budget))
+        .then_some(OriginEvidence::RetractionChain { depth })
 }
 
 #[cfg(test)]
 mod tests {
-    use shakmaty::{Chess, Move, Position as _};
+    use shakmaty::Move;
 
     use super::*;
 
     /// Positions after every third ply of seeded random games.
     fn random_positions(games: usize) -> Vec<Position> {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            state ^= state >> 12;
-            state ^= state << 25;
-            state ^= state >> 27;
-            state.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        };
         let mut out = Vec::new();
-        for _ in 0..games {
-            let mut chess = Chess::default();
-            for ply in 0..200 {
-                let moves = chess.legal_moves();
-                if moves.is_empty() {
-                    break;
-                }
-                chess.play_unchecked(moves[(next() % moves.len() as u64) as usize]);
+        let mut ply = 0;
+        crate::legality::tests::random_walks(
+            0x9E37_79B9_7F4A_7C15,
+            games,
+            200,
+            |_| true,
+            |chess| {
+                ply += 1;
                 if ply % 3 == 0 {
-                    out.push(Position::from_chess(&chess));
+                    out.push(Position::from_chess(chess));
                 }
-            }
-        }
+            },
+        );
         out
     }
 

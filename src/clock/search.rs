@@ -418,13 +418,13 @@ impl Graph {
     /// [`Graph::finish`]. (With a memory budget they grow as they fill, so that the bytes
     /// counted against it are the bytes held.)
     fn reserve_for_budget(&mut self, budget: &Budget) {
+        if budget.max_bytes.is_some() {
+            return;
+        }
         let wanted = usize::try_from(budget.max_nodes)
             .unwrap_or(usize::MAX)
             .saturating_add(OVERSHOOT)
             .saturating_sub(self.ids.len());
-        if budget.max_bytes.is_some() {
-            return;
-        }
         let _ = self.ids.try_reserve_exact(wanted);
         self.adjacency.try_reserve(wanted, RESERVED_ADJACENCY_BYTES);
     }

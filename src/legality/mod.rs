@@ -17,7 +17,7 @@ mod material;
 mod passing;
 mod position;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use std::fmt;
 

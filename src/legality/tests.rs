@@ -1788,7 +1788,7 @@ fn move_parity_refutes_a_lone_knight_tempo() {
 }
 
 /// A seeded xorshift generator of 64-bit numbers, for the random games of the tests.
-pub(super) fn seeded(seed: u64) -> impl FnMut() -> u64 {
+pub(crate) fn seeded(seed: u64) -> impl FnMut() -> u64 {
     let mut state = seed;
     move || {
         state ^= state >> 12;
@@ -1801,7 +1801,7 @@ pub(super) fn seeded(seed: u64) -> impl FnMut() -> u64 {
 /// Plays `games` seeded random games of at most `plies` plies from the initial array, choosing
 /// among the legal moves that `keep` allows, and calls `visit` on every position reached.
 /// Returns how many positions were visited.
-fn random_walks(
+pub(crate) fn random_walks(
     seed: u64,
     games: usize,
     plies: usize,
