@@ -183,9 +183,13 @@ impl Step {
             castling: CORNERS
                 .iter()
                 .enumerate()
-                .filter(|&(i, _)| self.rights & 1 << i != 0)
-                .map(|(_, &corner)| corner)
-                .collect(),
+                .fold(Bitboard::EMPTY, |rights, (i, &corner)| {
+                    if self.rights & 1 << i != 0 {
+                        rights.with(corner)
+                    } else {
+                        rights
+                    }
+                }),
             ep_square: self.ep_square,
         }
     }

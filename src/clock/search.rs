@@ -612,6 +612,10 @@ fn place(
     let mut counts = Vec::with_capacity(chunk.len());
     // The parts expanded the chunk's positions, in order.
     let mut expanded = chunk.iter();
+    // The level of the parent being placed.
+    let mut parent_level = chunk
+        .first()
+        .map_or(0, |&(first, _, _)| graph.dist(first as usize) as usize);
     for part in parts {
         debug_assert_eq!(
             part.first as usize,
@@ -624,7 +628,16 @@ fn place(
             let (parent, _, parent_pos) = expanded.next().expect("a part per queued run");
             let parent = *parent as usize;
             debug_assert_eq!(parent, graph.origin.len(), "positions come in order");
-            let child_level = graph.dist(parent) + 1;
+            // Parents come in index order: their level only grows.
+            while graph
+                .level_start
+                .get(parent_level + 1)
+                .is_some_and(|&start| start as usize <= parent)
+            {
+                parent_level += 1;
+            }
+            debug_assert_eq!(parent_level as u32, graph.dist(parent));
+            let child_level = parent_level as u32 + 1;
             graph.origin.push(origin);
             counts.push(count);
             for _ in 0..count {
