@@ -206,6 +206,9 @@ pub struct Budget {
     pub deadline: Option<Instant>,
     /// Stop expanding once the search holds this many bytes (its tables, the adjacency, the
     /// key index, the positions waiting to be expanded and the targets waiting to be placed).
+    /// Without it, a search past a few thousand positions reserves address space for the
+    /// rest of `max_nodes` (memory is taken only as it fills, and the rest is given back at
+    /// the end).
     pub max_bytes: Option<u64>,
     /// Depth of the retraction chain a reset predecessor needs to count as an origin.
     pub chain_depth: u32,
