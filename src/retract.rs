@@ -933,9 +933,7 @@ impl<'a> Generator<'a> {
     /// any unit of theirs may check it.
     #[inline]
     fn king_step_attacks_ok(&self, from: Square, to: Square, board: &Board) -> bool {
-        self.lines
-            .get()
-            .and_then(|lines| self.their_king_safe(lines, Role::King, from, to))
+        self.their_king_safe_if_known(Role::King, from, to)
             .unwrap_or_else(|| {
                 attackers(board, self.their_king, self.us, board.occupied()).is_empty()
             })
@@ -946,6 +944,15 @@ impl<'a> Generator<'a> {
                 None,
                 !self.us,
             )
+    }
+
+    /// [`Self::their_king_safe`] when a quiet retraction has found the lines from their king
+    /// already (None otherwise).
+    #[inline]
+    fn their_king_safe_if_known(&self, role: Role, from: Square, to: Square) -> Option<bool> {
+        self.lines
+            .get()
+            .and_then(|lines| self.their_king_safe(lines, role, from, to))
     }
 
     /// Whether their king is out of check in the predecessor where our `role` stands on
@@ -1002,11 +1009,8 @@ impl<'a> Generator<'a> {
         // The opponent (not to move in the predecessor) is not in check. The lines from their
         // king settle it without the attacks when a quiet retraction has found them already
         // (a generation that stops at its first reset would not repay finding them).
-        let their_king_safe = match self.lines.get() {
-            Some(lines) => self.their_king_safe(lines, role, from, to),
-            _ => None,
-        };
-        if !their_king_safe
+        if !self
+            .their_king_safe_if_known(role, from, to)
             .unwrap_or_else(|| attackers(&board, self.their_king, self.us, occupied).is_empty())
         {
             return;
