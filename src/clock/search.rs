@@ -510,21 +510,9 @@ impl Queue {
         self.blocks.is_empty()
     }
 
-    /// The next positions: the first block's, but at most `limit` of them.
-    fn take_chunk(&mut self, limit: usize) -> Vec<Queued> {
-        let Some(mut block) = self.blocks.pop_front() else {
-            return Vec::new();
-        };
-        if block.len() > limit {
-            let rest = block.split_off(limit);
-            self.blocks.push_front(rest);
-        }
-        block
-    }
-
-    /// Number of positions waiting.
-    fn len(&self) -> usize {
-        self.blocks.iter().map(Vec::len).sum()
+    /// The next `BATCH` positions, or all when fewer wait.
+    fn take_chunk(&mut self) -> Vec<Queued> {
+        self.blocks.pop_front().unwrap_or_default()
     }
 
     /// Bytes held.
@@ -692,8 +680,7 @@ fn lists_bytes(lists: &Option<Lists>) -> usize {
 ///
 /// Positions are expanded in the order they were stored (breadth-first), in chunks of up to
 /// 4,096 (`BATCH`): each chunk is expanded in parallel while the chunk before it is placed (looked
-/// up and stored, in order), so the stored graph is the same for any number of threads. (How
-/// the queue is cut into chunks depends only on the queue, never on the thread count.)
+/// up and stored, in order), so the stored graph is the same for any number of threads.
 pub fn explore(
     roots: Vec<Position>,
     convention: Convention,
@@ -751,16 +738,7 @@ pub fn explore(
             graph.reserve_for_budget(budget);
             reserved = true;
         }
-        // With no chunk waiting to be placed (the search's first levels, or a level that the
-        // queue held whole), expanding every queued position would leave the next round
-        // nothing to expand while they are placed: the first half is taken alone, and the
-        // other half is expanded while the first is placed.
-        let limit = if pending.is_none() && queue.len() >= 2 * PART {
-            queue.len() / 2
-        } else {
-            BATCH
-        };
-        let chunk = queue.take_chunk(limit);
+        let chunk = queue.take_chunk();
         // The chunk is expanded while the one before it is placed and the lists of the one
         // before that are added to the adjacency (which placing does not read).
         let mut adjacency = std::mem::take(&mut graph.adjacency);
