@@ -26,16 +26,75 @@ use super::{
     origin::{ChainStatus, origin_status_cached},
 };
 
+/// Slots in one bucket of the key index: one cache line.
+const BUCKET: usize = 16;
+
+/// A bucket of the key index: `BUCKET` slots on one cache line, filled from the first.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Bucket([u32; BUCKET]);
+
+impl Bucket {
+    const EMPTY: Bucket = Bucket([KeyIndex::EMPTY; BUCKET]);
+
+    /// The slots that are empty, and those whose high bits (outside `index_mask`) are
+    /// `fingerprint`, as bit masks (bit `k` for slot `k`), found without a branch per slot.
+    #[cfg(target_arch = "x86_64")]
+    fn masks(&self, fingerprint: u32, index_mask: u32) -> (u32, u32) {
+        use std::arch::x86_64::{
+            _mm_and_si128, _mm_castsi128_ps, _mm_cmpeq_epi32, _mm_load_si128, _mm_movemask_ps,
+            _mm_set1_epi32,
+        };
+        // SAFETY: SSE2 is part of every x86-64 processor, and each load reads four slots of
+        // the bucket, 16 bytes aligned to 16 (the bucket is aligned to 64), as
+        // `_mm_load_si128` needs.
+        unsafe {
+            let empty_slot = _mm_set1_epi32(KeyIndex::EMPTY as i32);
+            let high = _mm_set1_epi32(!index_mask as i32);
+            let wanted = _mm_set1_epi32(fingerprint as i32);
+            let (mut empty, mut same) = (0u32, 0u32);
+            for group in 0..BUCKET / 4 {
+                let slots = _mm_load_si128(self.0.as_ptr().add(4 * group).cast());
+                let is_empty =
+                    _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(slots, empty_slot)));
+                let is_same = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(
+                    _mm_and_si128(slots, high),
+                    wanted,
+                )));
+                empty |= (is_empty as u32) << (4 * group);
+                same |= (is_same as u32) << (4 * group);
+            }
+            (empty, same)
+        }
+    }
+
+    /// As above, one slot at a time.
+    #[cfg(not(target_arch = "x86_64"))]
+    fn masks(&self, fingerprint: u32, index_mask: u32) -> (u32, u32) {
+        let (mut empty, mut same) = (0u32, 0u32);
+        for (k, &slot) in self.0.iter().enumerate() {
+            empty |= u32::from(slot == KeyIndex::EMPTY) << k;
+            same |= u32::from(slot & !index_mask == fingerprint) << k;
+        }
+        (empty, same)
+    }
+}
+
 /// The index from Zobrist keys to stored positions: an open-addressing table of 4-byte slots
-/// with linear probing, kept at most 80 % full and grown by half when it would be fuller (so
-/// it is between 53 % and 80 % full once it holds a few thousand positions; the keys
-/// themselves live in [`Graph::ids`]). A slot holds a position's index in its low bits and, in
-/// the bits the indices do not need yet, a fingerprint of the key (its top bits), so that a
-/// probe passes over most other positions without reading their keys. A position is found only when both its 64-bit Zobrist key and its independent
-/// 32-bit check ([`Position::check_hash`]) match, so two positions are merged only if 96 bits
-/// collide.
+/// in buckets of one cache line, kept at most 80 % full and grown by half when it would be
+/// fuller (so it is between 53 % and 80 % full once it holds a few thousand positions; the
+/// keys themselves live in [`Graph::ids`]). A key goes to the first free slot of its home
+/// bucket, or of the buckets after it when that one is full (linear probing by buckets):
+/// a look-up reads one cache line and compares its slots together, and reads the next line
+/// only when the first is full. (A slot at a time, a nearly full table made long runs of
+/// slots to step through, one unpredictable branch each.)
+/// A slot holds a position's index in its low bits and, in the bits the indices do not need
+/// yet, a fingerprint of the key (its top bits), so that a look-up passes over most other
+/// positions without reading their keys. A position is found only when both its 64-bit
+/// Zobrist key and its independent 32-bit check ([`Position::check_hash`]) match, so two
+/// positions are merged only if 96 bits collide.
 struct KeyIndex {
-    slots: Vec<u32>,
+    buckets: Vec<Bucket>,
     len: usize,
     /// How many low bits of a slot hold the index; the rest hold the fingerprint.
     index_bits: u32,
@@ -54,7 +113,7 @@ impl KeyIndex {
 
     fn new() -> KeyIndex {
         KeyIndex {
-            slots: vec![Self::EMPTY; 1024],
+            buckets: vec![Bucket::EMPTY; 64],
             len: 0,
             index_bits: Self::START_INDEX_BITS,
             index_mask: Self::mask_of(Self::START_INDEX_BITS),
@@ -62,7 +121,12 @@ impl KeyIndex {
     }
 
     fn bytes(&self) -> usize {
-        self.slots.capacity() * 4
+        self.buckets.capacity() * std::mem::size_of::<Bucket>()
+    }
+
+    /// Number of slots.
+    fn slots(&self) -> usize {
+        self.buckets.len() * BUCKET
     }
 
     /// The fingerprint of `key` placed in a slot's high bits (zero when indices take all 32).
@@ -87,16 +151,16 @@ impl KeyIndex {
         }
     }
 
-    /// The slot where `key` is looked for first in a table of `size` slots: the key's low
-    /// half scaled to the size (its high bits give the fingerprint).
-    fn home(key: u64, size: usize) -> usize {
-        ((u128::from(key.rotate_left(32)) * size as u128) >> 64) as usize
+    /// The bucket where `key` is looked for first among `buckets`: the key's low half scaled
+    /// to the count (its high bits give the fingerprint).
+    fn home(key: u64, buckets: usize) -> usize {
+        ((u128::from(key.rotate_left(32)) * buckets as u128) >> 64) as usize
     }
 
-    /// Asks the processor to fetch the slot where `key` is looked for first, without waiting
-    /// for it.
+    /// Asks the processor to fetch the bucket where `key` is looked for first, without
+    /// waiting for it.
     fn prefetch(&self, key: u64) {
-        prefetch(&self.slots[Self::home(key, self.slots.len())]);
+        prefetch(&self.buckets[Self::home(key, self.buckets.len())]);
     }
 
     /// The index stored for `key`, if any.
@@ -105,25 +169,31 @@ impl KeyIndex {
         self.probe(key, check, ids).ok()
     }
 
-    /// The index stored for `key` and `check`, or the empty slot where it belongs.
-    fn probe(&self, key: u64, check: u32, ids: &[PositionId]) -> Result<u32, usize> {
-        let size = self.slots.len();
+    /// The index stored for `key` and `check`, or the empty slot where it belongs (bucket,
+    /// slot).
+    fn probe(&self, key: u64, check: u32, ids: &[PositionId]) -> Result<u32, (usize, usize)> {
+        let count = self.buckets.len();
         let (fingerprint, index_mask) = (self.fingerprint(key), self.index_mask());
-        let mut i = Self::home(key, size);
+        let mut b = Self::home(key, count);
         loop {
-            let slot = self.slots[i];
-            if slot == Self::EMPTY {
-                return Err(i);
+            let bucket = &self.buckets[b];
+            let (empty, same) = bucket.masks(fingerprint, index_mask);
+            // A bucket fills from its first slot: the full slots come before the empty ones.
+            let full = empty.trailing_zeros().min(BUCKET as u32);
+            let mut candidates = same & ((1u32 << full) - 1);
+            while candidates != 0 {
+                let index = bucket.0[candidates.trailing_zeros() as usize] & index_mask;
+                if ids[index as usize] == PositionId::new(key, check) {
+                    return Ok(index);
+                }
+                candidates &= candidates - 1;
             }
-            let index = slot & index_mask;
-            if slot & !index_mask == fingerprint
-                && ids[index as usize] == PositionId::new(key, check)
-            {
-                return Ok(index);
+            if empty != 0 {
+                return Err((b, full as usize));
             }
-            i += 1;
-            if i == size {
-                i = 0;
+            b += 1;
+            if b == count {
+                b = 0;
             }
         }
     }
@@ -133,14 +203,14 @@ impl KeyIndex {
     fn get_or_insert(&mut self, key: u64, check: u32, new: u32, ids: &[PositionId]) -> Option<u32> {
         match self.probe(key, check, ids) {
             Ok(index) => Some(index),
-            Err(mut i) => {
+            Err(mut at) => {
                 if new >= self.index_mask()
-                    || (self.len + 1) * 10 > self.slots.len() * Self::MAX_LOAD_TENTHS
+                    || (self.len + 1) * 10 > self.slots() * Self::MAX_LOAD_TENTHS
                 {
                     self.make_room(new, ids);
-                    i = self.probe(key, check, ids).expect_err("not stored yet");
+                    at = self.probe(key, check, ids).expect_err("not stored yet");
                 }
-                self.slots[i] = self.fingerprint(key) | new;
+                self.buckets[at.0].0[at.1] = self.fingerprint(key) | new;
                 self.len += 1;
                 None
             }
@@ -155,31 +225,34 @@ impl KeyIndex {
     fn make_room(&mut self, new: u32, ids: &[PositionId]) {
         while new >= self.index_mask() && self.index_bits < 32 {
             self.set_index_bits(self.index_bits + 1);
-            self.rebuild(self.slots.len(), ids);
+            self.rebuild(self.buckets.len(), ids);
         }
-        if (self.len + 1) * 10 > self.slots.len() * Self::MAX_LOAD_TENTHS {
-            self.rebuild(self.slots.len() * 3 / 2, ids);
+        if (self.len + 1) * 10 > self.slots() * Self::MAX_LOAD_TENTHS {
+            self.rebuild(self.buckets.len() * 3 / 2, ids);
         }
     }
 
-    /// Places every stored index again, in a table of `size` slots with the current split.
+    /// Places every stored index again, in a table of `count` buckets with the current split.
     /// The index holds exactly the positions of `ids`, which are read in order (the old
     /// slots would send the reads all over `ids`).
-    fn rebuild(&mut self, size: usize, ids: &[PositionId]) {
+    fn rebuild(&mut self, count: usize, ids: &[PositionId]) {
         debug_assert_eq!(self.len, ids.len(), "the index holds every stored position");
-        let mut slots = vec![Self::EMPTY; size];
+        let mut buckets = vec![Bucket::EMPTY; count];
+        // How many slots of each bucket are full.
+        let mut filled = vec![0u8; count];
         for (index, id) in ids.iter().enumerate() {
             let key = id.key();
-            let mut i = Self::home(key, size);
-            while slots[i] != Self::EMPTY {
-                i += 1;
-                if i == size {
-                    i = 0;
+            let mut b = Self::home(key, count);
+            while usize::from(filled[b]) == BUCKET {
+                b += 1;
+                if b == count {
+                    b = 0;
                 }
             }
-            slots[i] = self.fingerprint(key) | index as u32;
+            buckets[b].0[usize::from(filled[b])] = self.fingerprint(key) | index as u32;
+            filled[b] += 1;
         }
-        self.slots = slots;
+        self.buckets = buckets;
     }
 }
 
@@ -907,6 +980,36 @@ mod tests {
     fn index_finds_every_position_as_the_fingerprint_shrinks() {
         // Starting with 3 index bits, the split moves many times while the table grows.
         round_trip(3, 5000);
+    }
+
+    #[test]
+    fn keys_of_one_full_bucket_go_on_to_the_next_ones_wrapping_around() {
+        // Keys whose low half is all ones have the last bucket as their home: 40 of them fill
+        // it, then the first two buckets.
+        let mut index = KeyIndex::new();
+        let mut ids = Vec::new();
+        let key = |i: u64| (i.wrapping_mul(0x9E37_79B9) << 32) | 0xFFFF_FFFF;
+        let last = index.buckets.len() - 1;
+        for i in 0..40u64 {
+            assert_eq!(KeyIndex::home(key(i), index.buckets.len()), last);
+            let new = ids.len() as u32;
+            assert_eq!(index.get_or_insert(key(i), 7, new, &ids), None);
+            ids.push(PositionId::new(key(i), 7));
+        }
+        let full = |b: usize| {
+            index.buckets[b]
+                .0
+                .iter()
+                .filter(|&&slot| slot != KeyIndex::EMPTY)
+                .count()
+        };
+        assert_eq!((full(last), full(0), full(1), full(2)), (16, 16, 8, 0));
+        for i in 0..40u64 {
+            assert_eq!(index.get(key(i), 7, &ids), Some(i as u32));
+            // The same key with another check is another position.
+            assert_eq!(index.get(key(i), 8, &ids), None);
+        }
+        assert_eq!(index.get(key(40), 7, &ids), None);
     }
 
     #[test]
