@@ -822,6 +822,11 @@ pub fn explore(
                     || {
                         chunk
                             .par_chunks(PART)
+                            // Each run its own task: the runs of one chunk take unlike times
+                            // (from tens to hundreds of microseconds in a sparse endgame), and
+                            // a thread that is done steals them one by one, not halves of
+                            // what is left.
+                            .with_max_len(1)
                             .map(|run| expand_part(run, convention, budget))
                             .collect::<Vec<Part>>()
                     },
