@@ -681,7 +681,7 @@ fn place(
     index: &mut KeyIndex,
     queue: &mut Queue,
 ) -> Lists {
-    /// Targets looked ahead: their slots are fetched from memory while the ones before are
+    /// Targets looked ahead: their home buckets are fetched from memory while the ones before are
     /// placed (the table is large and probed at random).
     const AHEAD: usize = 8;
     let mut flat = Vec::with_capacity(parts.iter().map(|p| p.targets.len()).sum());
