@@ -413,14 +413,29 @@ impl PawnLayout {
         Some(Assignment { cost, used, starts })
     }
 
-    /// A lower bound of [`Self::min_captures`]: of the pawns sharing a file, all but one changed
-    /// file at least once.
-    fn doubled_lower_bound(&self) -> u32 {
-        let mut per_file = [0u32; 8];
-        for &f in &self.files[..self.n] {
-            per_file[f as usize] += 1;
+    /// A lower bound of [`Self::min_captures`]: the fewest file changes that give the pawns
+    /// different starting files, however far each has advanced (its reach is left out) and
+    /// leaving out the promoted pieces. On a line, some cheapest way of giving the pawns
+    /// different starting files keeps their order (two pawns that would cross can swap their
+    /// starting files for no more changes), so it is found by matching the pawns, by file, to
+    /// the eight starting files in order.
+    fn line_lower_bound(&self) -> u32 {
+        let mut files = self.files;
+        let files = &mut files[..self.n];
+        files.sort_unstable();
+        // `best[j]`: the fewest changes that give the pawns so far starting files among the
+        // first `j` files.
+        let mut best = [0u32; 9];
+        for (i, &f) in files.iter().enumerate() {
+            let mut next = [u32::MAX; 9];
+            for j in i + 1..=8 {
+                let start = (j - 1) as u8;
+                let here = best[j - 1].saturating_add(u32::from(f.abs_diff(start)));
+                next[j] = next[j - 1].min(here);
+            }
+            best = next;
         }
-        per_file.iter().map(|&m| m.saturating_sub(1)).sum()
+        best[8]
     }
 
     /// Whether the pawns' captures fit in `available` captured units: the exact answer of
@@ -439,7 +454,7 @@ impl PawnLayout {
             // No assignment exists: the greedy is exact for that.
             None => false,
             Some(a) if self.with_extras(a.cost, a.used, extras) <= available => true,
-            Some(_) if self.doubled_lower_bound() > available => false,
+            Some(_) if self.line_lower_bound() > available => false,
             Some(_) if available <= 2 => self.fits_within(extras, available),
             Some(_) => self.min_captures_cached(extras) <= available,
         }
@@ -1313,6 +1328,8 @@ mod tests {
                 Some(upper) => assert!(upper >= least, "{}: {upper} < {least}", b.board_fen()),
                 None => assert_eq!(least, UNASSIGNABLE, "{}", b.board_fen()),
             }
+            let lower = layout.line_lower_bound();
+            assert!(lower <= least, "{}: {lower} > {least}", b.board_fen());
             for available in 0..8 {
                 let fits = layout.captures_fit(extras, available);
                 assert_eq!(fits, least <= available, "{} {available}", b.board_fen());
@@ -1325,6 +1342,47 @@ mod tests {
         }
         // Both ways of deciding are exercised.
         assert!(shortcut > 1000 && exact > 1000, "{shortcut} {exact}");
+    }
+
+    /// The line bound is the fewest file changes that give the pawns different files, found
+    /// here by trying every way of giving them files.
+    #[test]
+    fn line_lower_bound_is_the_least_file_changes() {
+        fn least(files: &[u8], used: u8) -> u32 {
+            let Some((&f, rest)) = files.split_first() else {
+                return 0;
+            };
+            (0..8u8)
+                .filter(|&start| used & 1 << start == 0)
+                .map(|start| u32::from(f.abs_diff(start)) + least(rest, used | 1 << start))
+                .min()
+                .unwrap_or(u32::MAX)
+        }
+        let mut state = 0x5eed_0f11_e5e5_0f11u64;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        for _ in 0..500 {
+            let mut b = Board::empty();
+            for _ in 0..1 + next(6) {
+                let sq = Square::from_coords(
+                    shakmaty::File::new(next(8) as u32),
+                    Rank::new(1 + next(6) as u32),
+                );
+                b.set_piece_at(sq, Color::White.pawn());
+            }
+            let layout = PawnLayout::new(&b, Color::White);
+            let files = &layout.files[..layout.n];
+            assert_eq!(
+                layout.line_lower_bound(),
+                least(files, 0),
+                "{}",
+                b.board_fen()
+            );
+        }
     }
 
     /// A side without pawns gets the same `SideSlack` from the shortcut as from the searches.
