@@ -1345,7 +1345,8 @@ mod tests {
     }
 
     /// The line bound is the fewest file changes that give the pawns different files, found
-    /// here by trying every way of giving them files.
+    /// here by trying every way of giving them files, for every choice of files for one to five
+    /// pawns.
     #[test]
     fn line_lower_bound_is_the_least_file_changes() {
         fn least(files: &[u8], used: u8) -> u32 {
@@ -1358,31 +1359,39 @@ mod tests {
                 .min()
                 .unwrap_or(u32::MAX)
         }
-        let mut state = 0x5eed_0f11_e5e5_0f11u64;
-        let mut next = move |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
-        for _ in 0..500 {
+        // Every choice of files, in increasing order, for up to five pawns.
+        let mut choices: Vec<Vec<u8>> = vec![Vec::new()];
+        let mut checked = 0;
+        while let Some(files) = choices.pop() {
+            if files.len() < 5 {
+                for f in files.last().copied().unwrap_or(0)..8 {
+                    choices.push([files.as_slice(), &[f]].concat());
+                }
+            }
+            if files.is_empty() {
+                continue;
+            }
+            // The pawns of one file on different ranks.
             let mut b = Board::empty();
-            for _ in 0..1 + next(6) {
-                let sq = Square::from_coords(
-                    shakmaty::File::new(next(8) as u32),
-                    Rank::new(1 + next(6) as u32),
+            for (k, &f) in files.iter().enumerate() {
+                let rank = Rank::new(1 + files[..k].iter().filter(|&&g| g == f).count() as u32);
+                b.set_piece_at(
+                    Square::from_coords(shakmaty::File::new(u32::from(f)), rank),
+                    Color::White.pawn(),
                 );
-                b.set_piece_at(sq, Color::White.pawn());
             }
             let layout = PawnLayout::new(&b, Color::White);
-            let files = &layout.files[..layout.n];
+            assert_eq!(layout.n, files.len());
             assert_eq!(
                 layout.line_lower_bound(),
-                least(files, 0),
+                least(&files, 0),
                 "{}",
                 b.board_fen()
             );
+            checked += 1;
         }
+        // 8 + 36 + 120 + 330 + 792 choices.
+        assert_eq!(checked, 1286);
     }
 
     /// A side without pawns gets the same `SideSlack` from the shortcut as from the searches.
