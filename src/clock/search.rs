@@ -71,6 +71,13 @@ impl Bucket {
     /// As above, one slot at a time.
     #[cfg(not(target_arch = "x86_64"))]
     fn masks(&self, fingerprint: u32, index_mask: u32) -> (u32, u32) {
+        self.masks_by_slot(fingerprint, index_mask)
+    }
+
+    /// [`Bucket::masks`], one slot at a time: what processors other than x86-64 run, and what
+    /// the tests compare the x86-64 version with.
+    #[cfg(any(test, not(target_arch = "x86_64")))]
+    fn masks_by_slot(&self, fingerprint: u32, index_mask: u32) -> (u32, u32) {
         let (mut empty, mut same) = (0u32, 0u32);
         for (k, &slot) in self.0.iter().enumerate() {
             empty |= u32::from(slot == KeyIndex::EMPTY) << k;
@@ -985,6 +992,36 @@ mod tests {
     fn index_finds_every_position_as_the_fingerprint_shrinks() {
         // Starting with 3 index bits, the split moves many times while the table grows.
         round_trip(3, 5000);
+    }
+
+    #[test]
+    fn bucket_masks_are_those_found_one_slot_at_a_time() {
+        // Buckets with empty slots, slots with the fingerprint, and others, for several splits
+        // between index and fingerprint.
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        for round in 0..2000u32 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let index_mask = KeyIndex::mask_of(3 + round % 30);
+            let fingerprint = (state >> 32) as u32 & !index_mask;
+            let mut bucket = Bucket::EMPTY;
+            for (k, slot) in bucket.0.iter_mut().enumerate() {
+                let bits = (state >> (2 * k)) & 3;
+                let index = (state as u32).rotate_left(k as u32) & index_mask;
+                *slot = match bits {
+                    0 => KeyIndex::EMPTY,
+                    1 => fingerprint | index,
+                    _ => (fingerprint ^ !index_mask) | index,
+                };
+            }
+            assert_eq!(
+                bucket.masks(fingerprint, index_mask),
+                bucket.masks_by_slot(fingerprint, index_mask),
+                "{:x?}",
+                bucket.0
+            );
+        }
     }
 
     #[test]
