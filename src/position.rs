@@ -100,9 +100,9 @@ impl Position {
     }
 
     /// A 32-bit check of the four FEN fields, independent of [`Position::zobrist`]: a Zobrist
-    /// key of its own, from random words drawn apart from the Zobrist key's. The search tells
-    /// positions apart by both, so that merging two different positions needs a 96-bit
-    /// collision.
+    /// key of its own, from random words drawn apart from the Zobrist key's. A search that
+    /// cannot tell its positions apart exactly tells them apart by both, so that merging two
+    /// different positions needs a 96-bit collision.
     pub fn check_hash(&self) -> u32 {
         self.key::<CheckKey>().0
     }

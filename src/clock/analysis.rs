@@ -614,9 +614,12 @@ mod tests {
         let n = lists.len();
         let mut graph = Graph {
             roots: Vec::new(),
-            ids: (0..n as u64)
-                .map(|i| crate::clock::search::PositionId::new(i, 0))
-                .collect(),
+            ids: crate::clock::Ids::Hashed(
+                (0..n as u64)
+                    .map(|i| crate::clock::PositionId::new(i, 0))
+                    .collect(),
+            ),
+            layout: None,
             level_start: vec![0],
             origin: Bits::default(),
             adjacency: Default::default(),

@@ -8,6 +8,7 @@
 pub mod adjacency;
 pub mod analysis;
 pub mod bits;
+pub mod identity;
 pub mod origin;
 pub mod refine;
 pub mod search;
@@ -25,9 +26,10 @@ use crate::{
 };
 
 pub use analysis::{Analysis, MAX_WALK_PLIES};
+pub use identity::{Ids, Layout, PositionId};
 pub use origin::OriginEvidence;
 pub use refine::Refinement;
-pub use search::{Budget, Graph, PositionId, Progress};
+pub use search::{Budget, Graph, Progress};
 
 /// The largest graph (positions explored) on which the exact set of values is listed.
 pub const VALUES_GRAPH_LIMIT: usize = 200_000;
@@ -115,8 +117,8 @@ pub struct ClockAnswer {
     pub refinement: Refinement,
     /// Positions stored.
     pub nodes: u64,
-    /// Bytes per stored position in the position table (key, check, origin flag, adjacency
-    /// offset, level ranges, index).
+    /// Bytes per stored position in the position table (code, origin flag, level ranges,
+    /// index).
     pub bytes_per_node: f64,
     /// Bytes per stored position in the adjacency lists.
     pub edge_bytes_per_node: f64,
@@ -379,17 +381,13 @@ fn replay_line(
     convention: Convention,
 ) -> Option<(Position, Vec<Move>, Position)> {
     let first = *line.first()?;
-    let root = graph
-        .roots
-        .iter()
-        .find(|r| PositionId::of(r) == graph.ids[first])?
-        .clone();
+    let root = graph.roots.iter().find(|r| graph.holds(first, r))?.clone();
     let mut pos = root.clone();
     let mut backward: Vec<Move> = Vec::new();
     for &next in &line[1..] {
-        let r = retractions(&pos).into_iter().find(|r| {
-            !r.is_reset(convention) && PositionId::of(&r.predecessor) == graph.ids[next]
-        })?;
+        let r = retractions(&pos)
+            .into_iter()
+            .find(|r| !r.is_reset(convention) && graph.holds(next, &r.predecessor))?;
         backward.push(r.mv);
         pos = r.predecessor;
     }

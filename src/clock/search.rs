@@ -3,9 +3,9 @@
 //! before it is stored in a fixed order, so that the graph (and every answer drawn from it) is
 //! the same for any number of threads.
 //!
-//! Stored per position: its 64-bit Zobrist key and 32-bit check, whether it is a reset
-//! origin, and its reversible retractions as indices (a compact adjacency list); distances are
-//! level ranges, and the position through which another was first reached is found again from
+//! Stored per position: its code (exact when the pieces fit in 128 bits, else a 64-bit Zobrist
+//! key and a 32-bit check: see [`super::identity`]), whether it is a reset origin, and its
+//! reversible retractions as indices (a compact adjacency list); distances are level ranges, and the position through which another was first reached is found again from
 //! the adjacency when a line is wanted. Positions themselves are kept only while they wait in
 //! the queue to be expanded; an edge waiting to be placed is kept as the few bytes of its step
 //! ([`crate::retract::Step`]), and its predecessor is built only if it is new.
@@ -23,6 +23,7 @@ use crate::{
 use super::{
     adjacency::{Adjacency, Children},
     bits::Bits,
+    identity::{Code, Ids, Layout, PositionId, U96, Width},
     origin::{ChainStatus, origin_status_cached},
 };
 
@@ -87,19 +88,18 @@ impl Bucket {
     }
 }
 
-/// The index from Zobrist keys to stored positions: an open-addressing table of 4-byte slots
-/// in buckets of one cache line, kept at most 80 % full and grown by half when it would be
-/// fuller (so it is between 53 % and 80 % full once it holds a few thousand positions; the
-/// keys themselves live in [`Graph::ids`]). A key goes to the first free slot of its home
+/// The index from codes ([`Code`]) to stored positions: an open-addressing table of 4-byte
+/// slots in buckets of one cache line, kept at most 80 % full and grown by half when it would
+/// be fuller (so it is between 53 % and 80 % full once it holds a few thousand positions; the
+/// codes themselves live in [`Graph::ids`]). A key goes to the first free slot of its home
 /// bucket, or of the buckets after it when that one is full (linear probing by buckets):
 /// a look-up reads one cache line and compares its slots together, and reads the next line
 /// only when the first is full. (A slot at a time, a nearly full table made long runs of
 /// slots to step through, one unpredictable branch each.)
 /// A slot holds a position's index in its low bits and, in the bits the indices do not need
-/// yet, a fingerprint of the key (its top bits), so that a look-up passes over most other
-/// positions without reading their keys. A position is found only when both its 64-bit
-/// Zobrist key and its independent 32-bit check ([`Position::check_hash`]) match, so two
-/// positions are merged only if 96 bits collide.
+/// yet, a fingerprint of the code's key ([`Code::key`], its top bits), so that a look-up passes
+/// over most other positions without reading their codes. A position is found only when its
+/// whole stored code matches.
 struct KeyIndex {
     buckets: Vec<Bucket>,
     len: usize,
@@ -137,6 +137,7 @@ impl KeyIndex {
     }
 
     /// The fingerprint of `key` placed in a slot's high bits (zero when indices take all 32).
+    #[inline]
     fn fingerprint(&self, key: u64) -> u32 {
         (key >> 32) as u32 & !self.index_mask
     }
@@ -170,15 +171,16 @@ impl KeyIndex {
         prefetch(&self.buckets[Self::home(key, self.buckets.len())]);
     }
 
-    /// The index stored for `key`, if any.
+    /// The index stored for `code`, if any.
     #[cfg(test)]
-    fn get(&self, key: u64, check: u32, ids: &[PositionId]) -> Option<u32> {
-        self.probe(key, check, ids).ok()
+    fn get<C: Code>(&self, code: C, ids: &[C]) -> Option<u32> {
+        self.probe(code, ids).ok()
     }
 
-    /// The index stored for `key` and `check`, or the empty slot where it belongs (bucket,
-    /// slot).
-    fn probe(&self, key: u64, check: u32, ids: &[PositionId]) -> Result<u32, (usize, usize)> {
+    /// The index stored for `code`, or the empty slot where it belongs (bucket, slot).
+    #[inline]
+    fn probe<C: Code>(&self, code: C, ids: &[C]) -> Result<u32, (usize, usize)> {
+        let key = code.key();
         let count = self.buckets.len();
         let (fingerprint, index_mask) = (self.fingerprint(key), self.index_mask());
         let mut b = Self::home(key, count);
@@ -190,7 +192,7 @@ impl KeyIndex {
             let mut candidates = same & ((1u32 << full) - 1);
             while candidates != 0 {
                 let index = bucket.0[candidates.trailing_zeros() as usize] & index_mask;
-                if ids[index as usize] == PositionId::new(key, check) {
+                if ids[index as usize] == code {
                     return Ok(index);
                 }
                 candidates &= candidates - 1;
@@ -205,19 +207,19 @@ impl KeyIndex {
         }
     }
 
-    /// The index stored for `key` and `check`, or inserts `new` and returns None.
+    /// The index stored for `code`, or inserts `new` and returns None.
     #[inline(always)]
-    fn get_or_insert(&mut self, key: u64, check: u32, new: u32, ids: &[PositionId]) -> Option<u32> {
-        match self.probe(key, check, ids) {
+    fn get_or_insert<C: Code>(&mut self, code: C, new: u32, ids: &[C]) -> Option<u32> {
+        match self.probe(code, ids) {
             Ok(index) => Some(index),
             Err(mut at) => {
                 if new >= self.index_mask()
                     || (self.len + 1) * 10 > self.slots() * Self::MAX_LOAD_TENTHS
                 {
                     self.make_room(new, ids);
-                    at = self.probe(key, check, ids).expect_err("not stored yet");
+                    at = self.probe(code, ids).expect_err("not stored yet");
                 }
-                self.buckets[at.0].0[at.1] = self.fingerprint(key) | new;
+                self.buckets[at.0].0[at.1] = self.fingerprint(code.key()) | new;
                 self.len += 1;
                 None
             }
@@ -229,7 +231,7 @@ impl KeyIndex {
     /// reads as empty, by giving the fingerprint's lowest bit to the indices when they need it.
     /// (Indices are below `u32::MAX`, the empty slot: 4 G positions would not fit in memory.)
     #[cold]
-    fn make_room(&mut self, new: u32, ids: &[PositionId]) {
+    fn make_room<C: Code>(&mut self, new: u32, ids: &[C]) {
         while new >= self.index_mask() && self.index_bits < 32 {
             self.set_index_bits(self.index_bits + 1);
             self.rebuild(self.buckets.len(), ids);
@@ -242,7 +244,7 @@ impl KeyIndex {
     /// Places every stored index again, in a table of `count` buckets with the current split.
     /// The index holds exactly the positions of `ids`, which are read in order (the old
     /// slots would send the reads all over `ids`).
-    fn rebuild(&mut self, count: usize, ids: &[PositionId]) {
+    fn rebuild<C: Code>(&mut self, count: usize, ids: &[C]) {
         debug_assert_eq!(self.len, ids.len(), "the index holds every stored position");
         let mut buckets = vec![Bucket::EMPTY; count];
         // How many slots of each bucket are full.
@@ -325,39 +327,15 @@ pub struct Progress {
     pub level: u32,
 }
 
-/// What tells stored positions apart: the Zobrist key and an independent 32-bit check
-/// ([`Position::check_hash`]), packed in 12 bytes so that one memory access reads both.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-#[repr(C, packed(4))]
-pub struct PositionId {
-    key: u64,
-    check: u32,
-}
-
-impl PositionId {
-    /// An identity from a Zobrist key (often computed incrementally) and a check.
-    pub fn new(key: u64, check: u32) -> PositionId {
-        PositionId { key, check }
-    }
-
-    /// The identity of `pos`.
-    pub fn of(pos: &Position) -> PositionId {
-        PositionId::new(pos.zobrist(), pos.check_hash())
-    }
-
-    /// The Zobrist key.
-    pub fn key(self) -> u64 {
-        self.key
-    }
-}
-
 /// The explored part of the reversible retraction graph.
 #[derive(Clone, Debug)]
 pub struct Graph {
     /// The starting positions (several when the input leaves castling or e.p. open).
     pub roots: Vec<Position>,
-    /// The identity of each stored position; roots first, then in breadth-first order.
-    pub ids: Vec<PositionId>,
+    /// The code of each stored position; roots first, then in breadth-first order.
+    pub ids: Ids,
+    /// The pieces of the positions, when their codes are exact.
+    pub layout: Option<Layout>,
     /// `level_start[d]` is the index of the first position at distance `d` from the roots
     /// (positions are stored in breadth-first order, so a level is a range of indices).
     pub level_start: Vec<u32>,
@@ -423,6 +401,11 @@ impl Graph {
         parents.into_iter().map(AtomicU32::into_inner).collect()
     }
 
+    /// Whether stored position `i` is `pos`.
+    pub fn holds(&self, i: usize, pos: &Position) -> bool {
+        self.ids.holds(i, self.layout.as_ref(), pos)
+    }
+
     /// Number of positions stored.
     pub fn len(&self) -> usize {
         self.ids.len()
@@ -460,9 +443,7 @@ impl Graph {
 
     /// Bytes held by the position table (not the key index), at capacity.
     fn table_bytes(&self) -> usize {
-        self.ids.capacity() * std::mem::size_of::<PositionId>()
-            + self.level_start.capacity() * 4
-            + self.origin.bytes()
+        self.ids.bytes() + self.level_start.capacity() * 4 + self.origin.bytes()
     }
 
     /// Bytes held by the position table and the adjacency (not the key index), at capacity.
@@ -480,11 +461,12 @@ impl Graph {
 }
 
 impl Graph {
-    /// A graph with `roots` and nothing stored yet.
-    fn empty(roots: Vec<Position>) -> Graph {
+    /// A graph with `roots` (whose positions have `layout`) and nothing stored yet.
+    fn empty(roots: Vec<Position>, layout: Option<Layout>) -> Graph {
         Graph {
             roots,
-            ids: Vec::new(),
+            ids: Ids::default(),
+            layout,
             level_start: vec![0],
             origin: Bits::default(),
             adjacency: Adjacency::default(),
@@ -500,20 +482,22 @@ impl Graph {
     /// they double. Room that is never filled is never touched, and is given back by
     /// [`Graph::finish`]. (With a memory budget they grow as they fill, so that the bytes
     /// counted against it are the bytes held.)
-    fn reserve_for_budget(&mut self, budget: &Budget) {
+    fn reserve_for_budget<C: Code>(&mut self, ids: &mut Vec<C>, budget: &Budget) {
         if budget.max_bytes.is_some() {
             return;
         }
         let wanted = usize::try_from(budget.max_nodes)
             .unwrap_or(usize::MAX)
             .saturating_add(OVERSHOOT)
-            .saturating_sub(self.ids.len());
-        let _ = self.ids.try_reserve_exact(wanted);
+            .saturating_sub(ids.len());
+        let _ = ids.try_reserve_exact(wanted);
         self.adjacency.try_reserve(wanted, RESERVED_ADJACENCY_BYTES);
     }
 
-    /// Ends the search: gives back the tables' spare capacity and records the index's size.
-    fn finish(&mut self, index: &KeyIndex) {
+    /// Ends the search: keeps the codes `ids`, gives back the tables' spare capacity and
+    /// records the index's size.
+    fn finish<C: Code>(&mut self, ids: Vec<C>, index: &KeyIndex) {
+        self.ids = C::into_ids(ids);
         self.ids.shrink_to_fit();
         self.level_start.shrink_to_fit();
         self.origin.shrink_to_fit();
@@ -524,24 +508,24 @@ impl Graph {
 
 /// What expanding a run of consecutive queued positions found, in flat vectors (one
 /// allocation per run, not per position).
-struct Part {
+struct Part<C> {
     /// The index of the first position expanded.
     first: u32,
     /// Whether each position is a reset origin.
     origins: Vec<bool>,
     /// How many reversible retractions each position has.
     counts: Vec<u32>,
-    /// Each retraction's target: its identity and the step to it from its position, in
-    /// order (the predecessor is built only when it is new).
-    targets: Vec<(PositionId, Step)>,
+    /// Each retraction's target: its code and the step to it from its position, in order
+    /// (the predecessor is built only when it is new).
+    targets: Vec<(C, Step)>,
 }
 
-impl Part {
+impl<C> Part<C> {
     /// Bytes held by its vectors.
     fn bytes(&self) -> usize {
         self.origins.capacity()
             + self.counts.capacity() * 4
-            + self.targets.capacity() * std::mem::size_of::<(PositionId, Step)>()
+            + self.targets.capacity() * std::mem::size_of::<(C, Step)>()
     }
 }
 
@@ -562,19 +546,28 @@ const RESERVED_ADJACENCY_BYTES: usize = 32;
 /// Queued positions expanded together, while the chunk before them is placed.
 const BATCH: usize = 4096;
 
-/// A position stored but not yet expanded: its index, its identity and the position.
-type Queued = (u32, PositionId, Position);
+/// A position stored but not yet expanded: its index, its code and the position.
+type Queued<C> = (u32, C, Position);
+
+/// A chunk of queued positions with what expanding it found, waiting to be placed.
+type Expanded<C> = (Vec<Queued<C>>, Vec<Part<C>>);
 
 /// The positions waiting to be expanded, in order, in blocks of `BATCH` (the last one may
 /// hold fewer): a chunk is taken off whole, without copying.
-#[derive(Default)]
-struct Queue {
-    blocks: std::collections::VecDeque<Vec<Queued>>,
+struct Queue<C> {
+    blocks: std::collections::VecDeque<Vec<Queued<C>>>,
 }
 
-impl Queue {
+impl<C> Queue<C> {
+    /// An empty queue.
+    fn new() -> Queue<C> {
+        Queue {
+            blocks: std::collections::VecDeque::new(),
+        }
+    }
+
     /// Queues a position after the others.
-    fn push(&mut self, queued: Queued) {
+    fn push(&mut self, queued: Queued<C>) {
         match self.blocks.back_mut() {
             Some(block) if block.len() < BATCH => block.push(queued),
             _ => {
@@ -591,7 +584,7 @@ impl Queue {
     }
 
     /// The next `BATCH` positions, or all when fewer wait.
-    fn take_chunk(&mut self) -> Vec<Queued> {
+    fn take_chunk(&mut self) -> Vec<Queued<C>> {
         self.blocks.pop_front().unwrap_or_default()
     }
 
@@ -599,14 +592,19 @@ impl Queue {
     fn bytes(&self) -> usize {
         self.blocks
             .iter()
-            .map(|block| block.capacity() * std::mem::size_of::<Queued>())
+            .map(|block| block.capacity() * std::mem::size_of::<Queued<C>>())
             .sum()
     }
 }
 
 /// Expands `run` (queued positions): their reversible retractions, and whether each is an
 /// origin. Nothing stored is read, so this runs while the chunk before is being placed.
-fn expand_part(run: &[Queued], convention: Convention, budget: &Budget) -> Part {
+fn expand_part<C: Code>(
+    run: &[Queued<C>],
+    layout: Option<&Layout>,
+    convention: Convention,
+    budget: &Budget,
+) -> Part<C> {
     let mut part = Part {
         first: run.first().map_or(0, |q| q.0),
         origins: Vec::with_capacity(run.len()),
@@ -616,28 +614,13 @@ fn expand_part(run: &[Queued], convention: Convention, budget: &Budget) -> Part 
     // The positions of one graph have the same material and pawns: the material verdicts of
     // their reset retractions are found once.
     let mut material = MaterialCache::for_one_graph();
-    for (_, id, pos) in run {
-        let keys = (id.key, id.check);
+    for &(_, code, ref pos) in run {
         let before = part.targets.len();
         visit_retractions_checked(pos, Filter::Reversible(convention), |r| {
-            let pred = &r.predecessor;
-            let (key, check) = match r.mv {
-                // A quiet move: only the moving piece, the side to move, and maybe rights and
-                // the e.p. square change.
-                shakmaty::Move::Normal {
-                    role,
-                    from,
-                    to,
-                    capture: None,
-                    promotion: None,
-                } => pred.keys_from_quiet(pos, keys, role, from, to),
-                _ => pred.keys_from(pos, keys),
-            };
-            let id = PositionId::new(key, check);
-            debug_assert_eq!(id, PositionId::of(pred));
+            let target = C::of_predecessor(layout, pos, code, r);
             let step = r.step().expect("reversible retractions are steps");
-            debug_assert_eq!(&step.predecessor(pos), pred);
-            part.targets.push((id, step));
+            debug_assert_eq!(step.predecessor(pos), r.predecessor);
+            part.targets.push((target, step));
             true
         });
         part.counts.push((part.targets.len() - before) as u32);
@@ -681,12 +664,13 @@ type Lists = (Vec<u32>, Vec<u32>);
 /// stored yet as a new position (numbered in order, at the distance one more than its first
 /// parent's, and queued). Returns the chunk's adjacency lists, which the caller adds to the
 /// adjacency in order (while the next chunk is expanded).
-fn place(
-    chunk: &[Queued],
-    parts: Vec<Part>,
+fn place<C: Code>(
+    chunk: &[Queued<C>],
+    parts: Vec<Part<C>>,
     graph: &mut Graph,
+    ids: &mut Vec<C>,
     index: &mut KeyIndex,
-    queue: &mut Queue,
+    queue: &mut Queue<C>,
 ) -> Lists {
     /// Targets looked ahead: their home buckets are fetched from memory while the ones before are
     /// placed (the table is large and probed at random).
@@ -727,17 +711,17 @@ fn place(
                 if let Some((ahead, _)) = targets.get(t + AHEAD) {
                     index.prefetch(ahead.key());
                 }
-                let (id, step) = targets[t];
+                let (code, step) = targets[t];
                 t += 1;
-                let new = graph.ids.len() as u32;
-                let j = match index.get_or_insert(id.key(), id.check, new, &graph.ids) {
+                let new = ids.len() as u32;
+                let j = match index.get_or_insert(code, new, ids) {
                     Some(j) => j,
                     None => {
                         if graph.level_start.len() as u32 == child_level {
                             graph.level_start.push(new);
                         }
-                        graph.ids.push(id);
-                        queue.push((new, id, step.predecessor(parent_pos)));
+                        ids.push(code);
+                        queue.push((new, code, step.predecessor(parent_pos)));
                         new
                     }
                 };
@@ -761,27 +745,47 @@ fn lists_bytes(lists: &Option<Lists>) -> usize {
 /// Positions are expanded in the order they were stored (breadth-first), in chunks of up to
 /// 4,096 (`BATCH`): each chunk is expanded in parallel while the chunk before it is placed (looked
 /// up and stored, in order), so the stored graph is the same for any number of threads.
+/// Positions are told apart by exact codes when their pieces fit (see [`super::identity`]).
 pub fn explore(
     roots: Vec<Position>,
     convention: Convention,
     budget: &Budget,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Graph {
+    let layout = Layout::of(&roots);
+    match Layout::width(layout.as_ref()) {
+        Width::Exact32 => explore_as::<u32>(roots, layout, convention, budget, progress),
+        Width::Exact64 => explore_as::<u64>(roots, layout, convention, budget, progress),
+        Width::Exact96 => explore_as::<U96>(roots, layout, convention, budget, progress),
+        Width::Exact128 => explore_as::<u128>(roots, layout, convention, budget, progress),
+        Width::Hashed => explore_as::<PositionId>(roots, None, convention, budget, progress),
+    }
+}
+
+/// [`explore`], telling positions apart by codes of type `C` (exact ones need `layout`).
+fn explore_as<C: Code>(
+    roots: Vec<Position>,
+    layout: Option<Layout>,
+    convention: Convention,
+    budget: &Budget,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Graph {
     let mut index = KeyIndex::new();
-    let mut graph = Graph::empty(roots.clone());
-    let mut queue = Queue::default();
+    let mut graph = Graph::empty(roots.clone(), layout.clone());
+    let layout = layout.as_ref();
+    let mut ids: Vec<C> = Vec::new();
+    let mut queue = Queue::new();
     for root in roots {
-        let key = root.zobrist();
-        let i = graph.ids.len() as u32;
-        let check = root.check_hash();
-        if index.get_or_insert(key, check, i, &graph.ids).is_some() {
+        let code = C::of(layout, &root);
+        let i = ids.len() as u32;
+        if index.get_or_insert(code, i, &ids).is_some() {
             continue;
         }
-        graph.ids.push(PositionId::new(key, check));
-        queue.push((i, PositionId::new(key, check), root));
+        ids.push(code);
+        queue.push((i, code, root));
     }
     // The last chunk expanded, with what expanding it found, waiting to be placed.
-    let mut pending: Option<(Vec<Queued>, Vec<Part>)> = None;
+    let mut pending: Option<Expanded<C>> = None;
     // The adjacency lists of the last chunk placed, waiting to be added to the adjacency.
     let mut lists: Option<Lists> = None;
     // Whether room was reserved for the rest of the budget (once).
@@ -790,7 +794,7 @@ pub fn explore(
         if queue.is_empty() && pending.is_none() {
             break;
         }
-        let stop = if graph.ids.len() as u64 >= budget.max_nodes {
+        let stop = if ids.len() as u64 >= budget.max_nodes {
             Some("node budget")
         } else if budget.deadline.is_some_and(|d| Instant::now() >= d) {
             Some("time budget")
@@ -799,23 +803,26 @@ pub fn explore(
             // waiting to be added.
             let waiting = queue.bytes()
                 + pending.as_ref().map_or(0, |(chunk, parts)| {
-                    chunk.capacity() * std::mem::size_of::<Queued>()
+                    chunk.capacity() * std::mem::size_of::<Queued<C>>()
                         + parts.iter().map(Part::bytes).sum::<usize>()
                 })
                 + lists_bytes(&lists);
             budget
                 .max_bytes
-                .is_some_and(|max| (graph.held_bytes() + index.bytes() + waiting) as u64 >= max)
+                .is_some_and(|max| {
+                    let ids_bytes = ids.capacity() * std::mem::size_of::<C>();
+                    (graph.held_bytes() + ids_bytes + index.bytes() + waiting) as u64 >= max
+                })
                 .then_some("memory budget")
         };
         if let Some(reason) = stop {
             add_lists(&mut graph.adjacency, lists.take());
             graph.stopped_by = Some(reason);
-            graph.finish(&index);
+            graph.finish(ids, &index);
             return graph;
         }
-        if !reserved && graph.ids.len() >= RESERVE_AFTER {
-            graph.reserve_for_budget(budget);
+        if !reserved && ids.len() >= RESERVE_AFTER {
+            graph.reserve_for_budget(&mut ids, budget);
             reserved = true;
         }
         let chunk = queue.take_chunk();
@@ -834,29 +841,29 @@ pub fn explore(
                             // a thread that is done steals them one by one, not halves of
                             // what is left.
                             .with_max_len(1)
-                            .map(|run| expand_part(run, convention, budget))
-                            .collect::<Vec<Part>>()
+                            .map(|run| expand_part(run, layout, convention, budget))
+                            .collect::<Vec<Part<C>>>()
                     },
                     || add_lists(&mut adjacency, waiting_lists),
                 )
             },
             || {
-                pending
-                    .take()
-                    .map(|(chunk, parts)| place(&chunk, parts, &mut graph, &mut index, &mut queue))
+                pending.take().map(|(chunk, parts)| {
+                    place(&chunk, parts, &mut graph, &mut ids, &mut index, &mut queue)
+                })
             },
         );
         graph.adjacency = adjacency;
         lists = placed;
         pending = (!chunk.is_empty()).then_some((chunk, parts));
         progress(Progress {
-            nodes: graph.ids.len() as u64,
+            nodes: ids.len() as u64,
             level: graph.dist(graph.expanded().saturating_sub(1)),
         });
     }
     add_lists(&mut graph.adjacency, lists.take());
     graph.complete = true;
-    graph.finish(&index);
+    graph.finish(ids, &index);
     graph
 }
 
@@ -876,7 +883,7 @@ mod tests {
     fn round_trip(index_bits: u32, n: u32) {
         let mut index = KeyIndex::new();
         index.set_index_bits(index_bits);
-        let mut graph = Graph::empty(Vec::new());
+        let mut ids: Vec<PositionId> = Vec::new();
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
         let mut stored = Vec::new();
         for i in 0..n {
@@ -889,31 +896,33 @@ mod tests {
                 Some(&(key, check, _)) if i % 5 == 0 => (key, check ^ 1),
                 _ => (state, (state >> 17) as u32),
             };
-            let new = graph.ids.len() as u32;
-            assert_eq!(index.get_or_insert(key, check, new, &graph.ids), None);
-            graph.ids.push(PositionId::new(key, check));
+            let new = ids.len() as u32;
+            let id = PositionId::new(key, check);
+            assert_eq!(index.get_or_insert(id, new, &ids), None);
+            ids.push(id);
             stored.push((key, check, new));
             // Asking again finds it and inserts nothing.
-            assert_eq!(
-                index.get_or_insert(key, check, new + 1, &graph.ids),
-                Some(new)
-            );
+            assert_eq!(index.get_or_insert(id, new + 1, &ids), Some(new));
         }
         for &(key, check, at) in &stored {
-            assert_eq!(index.get(key, check, &graph.ids), Some(at));
+            assert_eq!(index.get(PositionId::new(key, check), &ids), Some(at));
         }
-        assert_eq!(index.get(0x1234_5678, 7, &graph.ids), None);
+        assert_eq!(index.get(PositionId::new(0x1234_5678, 7), &ids), None);
         assert_eq!(index.len, n as usize);
         assert!(index.index_bits >= 32 - (n.leading_zeros()));
     }
 
     /// Everything a search stores, for comparing two searches.
     fn stored(graph: &Graph) -> impl PartialEq + std::fmt::Debug {
+        (graph.ids.clone(), shape(graph))
+    }
+
+    /// Everything a search stores but the positions' codes.
+    fn shape(graph: &Graph) -> impl PartialEq + std::fmt::Debug {
         let lists: Vec<Vec<u32>> = (0..graph.expanded())
             .map(|i| graph.children(i).collect())
             .collect();
         (
-            graph.ids.clone(),
             graph.level_start.clone(),
             graph.origin.clone(),
             lists,
@@ -957,6 +966,52 @@ mod tests {
     }
 
     #[test]
+    fn exact_codes_store_the_graph_that_hashed_identities_store() {
+        // Each width of exact code, with castling rights, unknown rights (several roots) and
+        // e.p. squares; searches that complete and searches stopped by the budget.
+        for (fen, max_nodes, width) in [
+            ("8/5k2/8/8/8/2K5/8/7R b - -", 30_000, Width::Exact32),
+            ("8/8/8/4k3/8/8/2N5/4K2R b K -", 2_000_000, Width::Exact64),
+            ("r3k2r/8/8/8/8/8/8/R3K2R b ? -", 30_000, Width::Exact64),
+            ("4k3/8/8/3pP3/8/8/8/R3K2R w ? ?", 30_000, Width::Exact64),
+            (
+                "rnbqk2r/pppp1ppp/8/8/8/8/PPPP1PPP/RNBQK2R b KQkq -",
+                20_000,
+                Width::Exact96,
+            ),
+            (
+                "rnbqkbnr/pppp1ppp/8/8/8/8/PPPP1PPP/RNBQKBNR b KQkq -",
+                20_000,
+                Width::Exact128,
+            ),
+        ] {
+            let roots = crate::position::PositionInput::parse(fen)
+                .expect("valid FEN")
+                .candidates();
+            let layout = Layout::of(&roots);
+            assert_eq!(Layout::width(layout.as_ref()), width, "{fen}");
+            let budget = Budget {
+                max_nodes,
+                ..Budget::default()
+            };
+            let exact = explore(roots.clone(), Convention::Retro, &budget, &|_| {});
+            let hashed = explore_as::<PositionId>(roots, None, Convention::Retro, &budget, &|_| {});
+            assert!(exact.len() > 1_000, "{fen}: {}", exact.len());
+            assert!(matches!(hashed.ids, Ids::Hashed(_)), "{fen}");
+            assert!(!matches!(exact.ids, Ids::Hashed(_)), "{fen}");
+            assert_eq!(shape(&exact), shape(&hashed), "{fen}");
+            // Exact codes take fewer bytes than hashed identities up to 64 bits, as many up to
+            // 96, and more beyond.
+            let (e, h) = (exact.bytes_per_node(), hashed.bytes_per_node());
+            match width {
+                Width::Exact32 | Width::Exact64 => assert!(e < h, "{fen}"),
+                Width::Exact96 => assert_eq!(e, h, "{fen}"),
+                _ => assert!(e > h, "{fen}"),
+            }
+        }
+    }
+
+    #[test]
     fn room_reserved_for_the_budget_changes_nothing_stored_and_is_given_back() {
         // Without a memory budget, room for the rest of the node budget is reserved once
         // `RESERVE_AFTER` positions are stored; with one, the tables grow as they fill.
@@ -980,7 +1035,11 @@ mod tests {
         let growing = search(Some(1 << 40));
         assert!(reserving.len() > RESERVE_AFTER, "{}", reserving.len());
         assert_eq!(stored(&reserving), stored(&growing));
-        assert_eq!(reserving.ids.capacity(), reserving.ids.len());
+        assert_eq!(
+            reserving.ids.bytes(),
+            reserving.ids.len() * 4,
+            "exact 4-byte codes"
+        );
         assert_eq!(reserving.bytes_per_node(), growing.bytes_per_node());
         assert_eq!(
             reserving.edge_bytes_per_node(),
@@ -1035,7 +1094,10 @@ mod tests {
         for i in 0..40u64 {
             assert_eq!(KeyIndex::home(key(i), index.buckets.len()), last);
             let new = ids.len() as u32;
-            assert_eq!(index.get_or_insert(key(i), 7, new, &ids), None);
+            assert_eq!(
+                index.get_or_insert(PositionId::new(key(i), 7), new, &ids),
+                None
+            );
             ids.push(PositionId::new(key(i), 7));
         }
         let full = |b: usize| {
@@ -1047,11 +1109,11 @@ mod tests {
         };
         assert_eq!((full(last), full(0), full(1), full(2)), (16, 16, 8, 0));
         for i in 0..40u64 {
-            assert_eq!(index.get(key(i), 7, &ids), Some(i as u32));
+            assert_eq!(index.get(PositionId::new(key(i), 7), &ids), Some(i as u32));
             // The same key with another check is another position.
-            assert_eq!(index.get(key(i), 8, &ids), None);
+            assert_eq!(index.get(PositionId::new(key(i), 8), &ids), None);
         }
-        assert_eq!(index.get(key(40), 7, &ids), None);
+        assert_eq!(index.get(PositionId::new(key(40), 7), &ids), None);
     }
 
     #[test]
