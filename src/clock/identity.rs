@@ -15,7 +15,7 @@
 
 use std::fmt::Debug;
 
-use shakmaty::{Bitboard, Color, Piece, Role, Square};
+use shakmaty::{Bitboard, ByColor, ByRole, Color, Piece, Role, Square};
 
 use crate::{position::Position, retract::Retraction};
 
@@ -50,6 +50,16 @@ pub struct Layout {
     /// For each piece (by [`slot`]), the shift of its field in a code when its group holds
     /// one piece (else None).
     single: [Option<u8>; 16],
+    /// White's and Black's pawns, which no code lists.
+    pawns: (Bitboard, Bitboard),
+    /// How many units of each colour and role.
+    material: ByColor<ByRole<u8>>,
+}
+
+/// White's and Black's pawns in `pos`.
+fn pawns_of(pos: &Position) -> (Bitboard, Bitboard) {
+    let pawns = pos.board.pawns();
+    (pawns & pos.board.white(), pawns & pos.board.black())
 }
 
 /// Where a piece's entry is in [`Layout`]'s `single`.
@@ -108,7 +118,15 @@ impl Layout {
             groups,
             pieces,
             single,
+            pawns: pawns_of(first),
+            material: first.board.material(),
         })
+    }
+
+    /// Whether `pos` has this layout's pawns and units (so that its code tells it apart
+    /// exactly): true of every position of the search.
+    pub fn fits(&self, pos: &Position) -> bool {
+        pawns_of(pos) == self.pawns && pos.board.material() == self.material
     }
 
     /// Bits in a code: 6 a piece, then 1 for the side to move, 4 for the rights and 7 for the
@@ -121,10 +139,9 @@ impl Layout {
     #[inline]
     fn pack<C: Exact>(&self, pos: &Position) -> C {
         let mut code = C::ZERO;
-        debug_assert_eq!(
-            (pos.board.occupied() & !pos.board.pawns()).count() as u32,
-            self.pieces,
-            "a position of the search has the pieces of its roots"
+        debug_assert!(
+            self.fits(pos),
+            "a position of the search has the units of its roots"
         );
         for &piece in &self.groups {
             for sq in pos.board.by_piece(piece) {
@@ -469,7 +486,8 @@ impl Ids {
     /// Whether position `i` is `pos` (`layout` is the graph's, for exact codes).
     pub fn holds(&self, i: usize, layout: Option<&Layout>, pos: &Position) -> bool {
         fn same<C: Code>(ids: &[C], i: usize, layout: Option<&Layout>, pos: &Position) -> bool {
-            ids.get(i) == Some(&C::of(layout, pos))
+            // An exact code tells apart only positions with the units of the search.
+            layout.is_none_or(|layout| layout.fits(pos)) && ids.get(i) == Some(&C::of(layout, pos))
         }
         match self {
             Ids::Exact32(ids) => same(ids, i, layout, pos),
@@ -583,6 +601,12 @@ mod tests {
         assert_eq!(width("rnbqk1nr/8/8/8/8/8/8/RNBQK1NR"), Width::Exact96);
         assert_eq!(width("rnbqkbnr/8/8/8/8/8/8/RNBQKBNR"), Width::Exact128);
         assert_eq!(width("rnbqkbnr/qq6/8/8/8/8/QQ6/RNBQKBNR"), Width::Hashed);
+        // A layout fits the positions with its pawns and units only.
+        let layout = Layout::of(&[position("4k3/8/8/3pP3/8/8/8/4K2R")]).expect("exact");
+        assert!(layout.fits(&position("3k4/8/8/3pP3/8/8/7R/K7")));
+        assert!(!layout.fits(&position("4k3/8/3p4/4P3/8/8/8/4K2R")));
+        assert!(!layout.fits(&position("4k3/8/8/3pP3/8/8/8/4K2B")));
+        assert!(!layout.fits(&position("4k3/8/8/3pP3/8/8/8/3RK2R")));
         // Roots that differ in their boards, or rights off the corners, are hashed.
         let (a, b) = (
             position("4k3/8/8/8/8/8/8/4K2R"),

@@ -995,11 +995,23 @@ mod tests {
                 ..Budget::default()
             };
             let exact = explore(roots.clone(), Convention::Retro, &budget, &|_| {});
-            let hashed = explore_as::<PositionId>(roots, None, Convention::Retro, &budget, &|_| {});
+            let hashed =
+                explore_as::<PositionId>(roots.clone(), None, Convention::Retro, &budget, &|_| {});
             assert!(exact.len() > 1_000, "{fen}: {}", exact.len());
             assert!(matches!(hashed.ids, Ids::Hashed(_)), "{fen}");
             assert!(!matches!(exact.ids, Ids::Hashed(_)), "{fen}");
             assert_eq!(shape(&exact), shape(&hashed), "{fen}");
+            // The first root is position 0; the root with one unit fewer is no position.
+            let root = &roots[0];
+            let mut fewer = root.clone();
+            let unit = (fewer.board.occupied() & !fewer.board.kings()).first();
+            fewer
+                .board
+                .discard_piece_at(unit.expect("a unit besides the kings"));
+            for graph in [&exact, &hashed] {
+                assert!(graph.holds(0, root), "{fen}");
+                assert!(!graph.holds(0, &fewer) && !graph.holds(1, root), "{fen}");
+            }
             // Exact codes take fewer bytes than hashed identities up to 64 bits, as many up to
             // 96, and more beyond.
             let (e, h) = (exact.bytes_per_node(), hashed.bytes_per_node());
