@@ -125,40 +125,69 @@ impl Retraction {
                 ..
             } if role != Role::Pawn
         );
-        (quiet || matches!(self.mv, Move::Castle { .. })).then(|| Step {
-            mv: self.mv,
-            rights: CORNERS
-                .iter()
-                .enumerate()
-                .filter(|&(_, &corner)| self.predecessor.castling.contains(corner))
-                .fold(0, |bits, (i, _)| bits | 1 << i),
-            ep_square: self.predecessor.ep_square,
-        })
+        let (from, to, role) = match self.mv {
+            Move::Normal { role, from, to, .. } if quiet => (from, to, role as u32),
+            Move::Castle { king, rook } => (king, rook, Step::CASTLE),
+            _ => return None,
+        };
+        let rights = CORNERS
+            .iter()
+            .enumerate()
+            .filter(|&(_, &corner)| self.predecessor.castling.contains(corner))
+            .fold(0, |bits, (i, _)| bits | 1 << i);
+        let ep = self.predecessor.ep_square.map_or(0, |sq| 64 | sq.to_u32());
+        Some(Step(
+            from.to_u32() | to.to_u32() << 6 | role << 12 | rights << 15 | ep << 19,
+        ))
     }
 }
 
 /// The squares on which a castling right can stand, in the bit order of [`Step`]'s rights.
 const CORNERS: [Square; 4] = [Square::A1, Square::H1, Square::A8, Square::H8];
 
-/// A quiet piece move or castling taken back, stored in a few bytes instead of its
-/// predecessor ([`Retraction::step`]): a search keeps one per edge and builds the predecessor
-/// only for the positions it has not met yet.
+/// A quiet piece move or castling taken back, stored in 4 bytes instead of its predecessor
+/// ([`Retraction::step`]): a search keeps one per edge and builds the predecessor only for the
+/// positions it has not met yet. Bits 0–5 hold the square moved from (the king's, for
+/// castling), bits 6–11 the square moved to (the rook's, for castling), bits 12–14 the role
+/// (0 for castling), bits 15–18 the predecessor's castling rights (one bit per square of
+/// `CORNERS`) and bits 19–25 its e.p. square (64 + its number, or 0 for none).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct Step {
-    /// The forward move, as played from the predecessor.
-    mv: Move,
-    /// The predecessor's castling rights, one bit per square of `CORNERS`.
-    rights: u8,
-    /// The predecessor's e.p. square.
-    ep_square: Option<Square>,
-}
+pub struct Step(u32);
 
 impl Step {
+    /// The role bits of castling.
+    const CASTLE: u32 = 0;
+
+    /// The forward move, as played from the predecessor.
+    pub fn mv(self) -> Move {
+        let square = |bits: u32| Square::new(bits & 63);
+        let (from, to) = (square(self.0), square(self.0 >> 6));
+        match self.0 >> 12 & 7 {
+            Self::CASTLE => Move::Castle {
+                king: from,
+                rook: to,
+            },
+            role => Move::Normal {
+                role: Role::try_from(role).expect("a role was stored"),
+                from,
+                capture: None,
+                to,
+                promotion: None,
+            },
+        }
+    }
+
+    /// The predecessor's e.p. square.
+    fn ep_square(self) -> Option<Square> {
+        let ep = self.0 >> 19 & 127;
+        (ep != 0).then(|| Square::new(ep & 63))
+    }
+
     /// The predecessor of this step taken back from `pos` (the position it came from).
     pub fn predecessor(&self, pos: &Position) -> Position {
         let mover = !pos.turn;
         let mut board = pos.board.clone();
-        match self.mv {
+        match self.mv() {
             Move::Castle { king, rook } => {
                 let (king_to, rook_to) = if rook.file() > king.file() {
                     (shakmaty::File::G, shakmaty::File::F)
@@ -184,13 +213,13 @@ impl Step {
                 .iter()
                 .enumerate()
                 .fold(Bitboard::EMPTY, |rights, (i, &corner)| {
-                    if self.rights & 1 << i != 0 {
+                    if self.0 >> (15 + i) & 1 != 0 {
                         rights.with(corner)
                     } else {
                         rights
                     }
                 }),
-            ep_square: self.ep_square,
+            ep_square: self.ep_square(),
         }
     }
 }
@@ -1852,6 +1881,7 @@ mod tests {
                         continue;
                     };
                     assert_eq!(step.predecessor(&pos), r.predecessor, "{fen} {}", r.uci());
+                    assert_eq!(step.mv(), r.mv, "{fen}");
                     steps += 1;
                     castles += usize::from(matches!(r.mv, Move::Castle { .. }));
                     with_ep += usize::from(r.predecessor.ep_square.is_some());
