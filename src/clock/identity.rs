@@ -13,11 +13,14 @@
 //! [`PositionId`]: a 64-bit Zobrist key and an independent 32-bit check, so two different
 //! positions are merged only if 96 bits collide.
 
-use std::fmt::Debug;
+use std::{borrow::Cow, fmt::Debug};
 
-use shakmaty::{Bitboard, ByColor, ByRole, Color, Piece, Role, Square};
+use shakmaty::{Bitboard, Board, ByColor, ByRole, Color, Piece, Role, Square};
 
-use crate::{position::Position, retract::Retraction};
+use crate::{
+    position::Position,
+    retract::{Retraction, Step},
+};
 
 /// The Zobrist key and an independent 32-bit check ([`Position::check_hash`]), packed in 12
 /// bytes so that one memory access reads both.
@@ -45,6 +48,8 @@ impl PositionId {
 pub struct Layout {
     /// Each group of pieces (colour and role, pawns left out) that the positions have.
     groups: Vec<Piece>,
+    /// How many pieces each group holds.
+    counts: Vec<u32>,
     /// How many pieces the groups hold.
     pieces: u32,
     /// For each piece (by [`slot`]), the shift of its field in a code when its group holds
@@ -54,6 +59,8 @@ pub struct Layout {
     pawns: (Bitboard, Bitboard),
     /// How many units of each colour and role.
     material: ByColor<ByRole<u8>>,
+    /// The board with the pawns alone.
+    base: Board,
 }
 
 /// White's and Black's pawns in `pos`.
@@ -114,10 +121,16 @@ impl Layout {
                 single[slot(piece)] = u8::try_from(shift).ok();
             }
         }
+        let mut base = first.board.clone();
+        for sq in first.board.occupied() & !first.board.pawns() {
+            base.discard_piece_at(sq);
+        }
         Some(Layout {
             groups,
+            counts,
             pieces,
             single,
+            base,
             pawns: pawns_of(first),
             material: first.board.material(),
         })
@@ -149,6 +162,32 @@ impl Layout {
             }
         }
         code.push(STATE_BITS, state(pos))
+    }
+
+    /// The position whose code is `code`.
+    fn unpack<C: Exact>(&self, code: C) -> Position {
+        let mut board = self.base.clone();
+        let mut shift = STATE_BITS + 6 * self.pieces;
+        for (&piece, &count) in self.groups.iter().zip(&self.counts) {
+            for _ in 0..count {
+                shift -= 6;
+                board.set_piece_at(Square::new(code.field(shift, 6)), piece);
+            }
+        }
+        let state = code.field(0, STATE_BITS);
+        let castling = CORNERS
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| state >> (7 + i) & 1 != 0)
+            .fold(Bitboard::EMPTY, |rights, (_, &corner)| rights.with(corner));
+        let pos = Position {
+            board,
+            turn: Color::from_white(state >> 11 & 1 != 0),
+            castling,
+            ep_square: (state & 64 != 0).then(|| Square::new(state & 63)),
+        };
+        debug_assert_eq!(self.pack::<C>(&pos), code);
+        pos
     }
 
     /// The code of `pred`: `parent` (whose code is `parent_code`) with one piece of the side
@@ -188,6 +227,9 @@ impl Layout {
         }
     }
 }
+
+/// The corners of the rights bits of a code, in order.
+const CORNERS: [Square; 4] = [Square::A1, Square::H1, Square::A8, Square::H8];
 
 /// The low bits of a code: the side to move (1 bit), the rights on a1, h1, a8 and h8 (4 bits),
 /// and the e.p. square (7 bits: 64 + its number, or 0 for none).
@@ -234,6 +276,22 @@ pub trait Code: Copy + Eq + Send + Sync + Debug + 'static {
 
     /// The stored codes, as a graph keeps them.
     fn into_ids(ids: Vec<Self>) -> Ids;
+
+    /// What a position waiting to be expanded keeps besides its code, so that it can be had
+    /// again: nothing when the code is exact (it is read back from the code), the position
+    /// itself otherwise.
+    type Kept: Send + Sync;
+
+    /// What is kept of `root`.
+    fn keep(root: Position) -> Self::Kept;
+
+    /// What is kept of the predecessor of `step` taken back from the position of which
+    /// `parent` is kept.
+    fn keep_step(step: Step, parent: &Self::Kept) -> Self::Kept;
+
+    /// The position with code `code` and `kept` (`layout` is the search's, for exact codes).
+    fn position<'a>(layout: Option<&Layout>, code: Self, kept: &'a Self::Kept)
+    -> Cow<'a, Position>;
 }
 
 /// An exact code: an unsigned integer filled from its low bits.
@@ -290,6 +348,18 @@ impl<T: Exact + Send + Sync + 'static> Code for T {
 
     fn into_ids(ids: Vec<Self>) -> Ids {
         Exact::into_ids(ids)
+    }
+
+    type Kept = ();
+
+    fn keep(_: Position) {}
+
+    #[inline]
+    fn keep_step(_: Step, _: &()) {}
+
+    #[inline]
+    fn position<'a>(layout: Option<&Layout>, code: Self, _: &'a ()) -> Cow<'a, Position> {
+        Cow::Owned(layout.expect("an exact code has a layout").unpack(code))
     }
 }
 
@@ -431,6 +501,21 @@ impl Code for PositionId {
 
     fn into_ids(ids: Vec<Self>) -> Ids {
         Ids::Hashed(ids)
+    }
+
+    type Kept = Position;
+
+    fn keep(root: Position) -> Position {
+        root
+    }
+
+    #[inline]
+    fn keep_step(step: Step, parent: &Position) -> Position {
+        step.predecessor(parent)
+    }
+
+    fn position<'a>(_: Option<&Layout>, _: Self, kept: &'a Position) -> Cow<'a, Position> {
+        Cow::Borrowed(kept)
     }
 }
 

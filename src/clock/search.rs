@@ -5,10 +5,12 @@
 //!
 //! Stored per position: its code (exact when the pieces fit in 128 bits, else a 64-bit Zobrist
 //! key and a 32-bit check: see [`super::identity`]), whether it is a reset origin, and its
-//! reversible retractions as indices (a compact adjacency list); distances are level ranges, and the position through which another was first reached is found again from
-//! the adjacency when a line is wanted. Positions themselves are kept only while they wait in
-//! the queue to be expanded; an edge waiting to be placed is kept as the few bytes of its step
-//! ([`crate::retract::Step`]), and its predecessor is built only if it is new.
+//! reversible retractions as indices (a compact adjacency list); distances are level ranges,
+//! and the position through which another was first reached is found again from the adjacency
+//! when a line is wanted. Positions themselves are not stored: one waiting in the queue to be
+//! expanded is read back from its exact code when it is expanded (or kept whole, when its code
+//! is hashed), and an edge waiting to be placed is kept as its code and the 4 bytes of its
+//! step ([`crate::retract::Step`]).
 
 use std::time::Instant;
 
@@ -547,18 +549,18 @@ const RESERVED_ADJACENCY_BYTES: usize = 32;
 const BATCH: usize = 4096;
 
 /// A position stored but not yet expanded: its index, its code and the position.
-type Queued<C> = (u32, C, Position);
+type Queued<C> = (u32, C, <C as Code>::Kept);
 
 /// A chunk of queued positions with what expanding it found, waiting to be placed.
 type Expanded<C> = (Vec<Queued<C>>, Vec<Part<C>>);
 
 /// The positions waiting to be expanded, in order, in blocks of `BATCH` (the last one may
 /// hold fewer): a chunk is taken off whole, without copying.
-struct Queue<C> {
+struct Queue<C: Code> {
     blocks: std::collections::VecDeque<Vec<Queued<C>>>,
 }
 
-impl<C> Queue<C> {
+impl<C: Code> Queue<C> {
     /// An empty queue.
     fn new() -> Queue<C> {
         Queue {
@@ -614,7 +616,8 @@ fn expand_part<C: Code>(
     // The positions of one graph have the same material and pawns: the material verdicts of
     // their reset retractions are found once.
     let mut material = MaterialCache::for_one_graph();
-    for &(_, code, ref pos) in run {
+    for &(_, code, ref kept) in run {
+        let pos = &*C::position(layout, code, kept);
         let before = part.targets.len();
         visit_retractions_checked(pos, Filter::Reversible(convention), |r| {
             let target = C::of_predecessor(layout, pos, code, r);
@@ -692,7 +695,7 @@ fn place<C: Code>(
         let targets = &part.targets;
         let mut t = 0;
         for (origin, count) in part.origins.into_iter().zip(part.counts) {
-            let (parent, _, parent_pos) = expanded.next().expect("a part per queued run");
+            let (parent, _, parent_kept) = expanded.next().expect("a part per queued run");
             let parent = *parent as usize;
             debug_assert_eq!(parent, graph.origin.len(), "positions come in order");
             // Parents come in index order: their level only grows.
@@ -721,7 +724,7 @@ fn place<C: Code>(
                             graph.level_start.push(new);
                         }
                         ids.push(code);
-                        queue.push((new, code, step.predecessor(parent_pos)));
+                        queue.push((new, code, C::keep_step(step, parent_kept)));
                         new
                     }
                 };
@@ -782,7 +785,7 @@ fn explore_as<C: Code>(
             continue;
         }
         ids.push(code);
-        queue.push((i, code, root));
+        queue.push((i, code, C::keep(root)));
     }
     // The last chunk expanded, with what expanding it found, waiting to be placed.
     let mut pending: Option<Expanded<C>> = None;
