@@ -614,7 +614,7 @@ mod tests {
     }
 
     #[test]
-    fn codes_tell_every_placement_side_rights_and_ep_square_apart() {
+    fn codes_tell_every_placement_side_rights_and_ep_square_apart_and_give_them_back() {
         // King and rook against king, with two pawns (which no code lists): every placement
         // of the three pieces on the free squares, either side to move; then every set of
         // rights and every e.p. square on one placement.
@@ -630,6 +630,7 @@ mod tests {
         let add = |seen: &mut HashMap<u32, Position>, pos: Position| {
             let code: u32 = Code::of(Some(&layout), &pos);
             assert!(code < 1 << layout.bits());
+            assert_eq!(layout.unpack::<u32>(code), pos, "the position is read back");
             if let Some(other) = seen.insert(code, pos.clone()) {
                 assert_eq!(other, pos, "two positions with one code");
             }
@@ -674,6 +675,26 @@ mod tests {
             }
         }
         assert_eq!(seen.len(), placements + 16 * 65 - met);
+    }
+
+    /// `pos` read back from its code of type `C`.
+    fn round_trip<C: Exact>(pos: &Position) -> Position {
+        let layout = Layout::of(std::slice::from_ref(pos)).expect("exact");
+        layout.unpack(layout.pack::<C>(pos))
+    }
+
+    #[test]
+    fn codes_of_every_width_give_their_positions_back() {
+        let mut pos = position("r3k2r/pp4pp/8/3pP3/8/8/PP4PP/R3K2R");
+        pos.castling = Bitboard::CORNERS;
+        pos.ep_square = Some(Square::D6);
+        assert_eq!(round_trip::<u64>(&pos), pos);
+        let mut pos = position("rnbqk1nr/8/8/8/8/8/8/RNBQK1NR");
+        pos.turn = Color::Black;
+        pos.castling = Bitboard::from_square(Square::H8);
+        assert_eq!(round_trip::<U96>(&pos), pos);
+        let pos = position("rnbqkbnr/8/8/8/8/8/8/RNBQKBNR");
+        assert_eq!(round_trip::<u128>(&pos), pos);
     }
 
     #[test]
