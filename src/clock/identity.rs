@@ -259,7 +259,9 @@ pub enum Width {
 
 /// What a search stores to tell its positions apart.
 pub trait Code: Copy + Eq + Send + Sync + Debug + 'static {
-    /// 64 well-mixed bits of the code: where the key index looks for it, and its fingerprint.
+    /// 64 bits spread from the code: the top bits of the low half say where the key index
+    /// looks for it, those of the high half are its fingerprint. Two codes may share them;
+    /// only the whole code tells positions apart.
     fn key(self) -> u64;
 
     /// The code of `pos`, a position of the search (`layout` is its layout, when the code is
@@ -302,7 +304,8 @@ trait Exact: Copy + Eq + Debug {
     /// The code with `width` more bits, `value`, appended at its low end.
     fn push(self, width: u32, value: u32) -> Self;
 
-    /// 64 well-mixed bits of the code.
+    /// 64 bits of the code for the key index, the top bits of each half depending on every
+    /// bit of the code (see [`Code::key`]).
     fn mix(self) -> u64;
 
     /// The `width` bits from bit `shift`.
@@ -404,7 +407,10 @@ macro_rules! exact_code {
     };
 }
 
-exact_code!(u32, Exact32, |x: u32| mix64(u64::from(x)));
+// A code of 32 bits is spread by one multiplication (Fibonacci hashing): the key index looks
+// at the top bits of each half of the product, which depend on every bit of the code.
+exact_code!(u32, Exact32, |x: u32| (u64::from(x) + 1)
+    .wrapping_mul(0x9E37_79B9_7F4A_7C15));
 exact_code!(u64, Exact64, mix64);
 exact_code!(u128, Exact128, |x: u128| mix64(
     x as u64 ^ mix64((x >> 64) as u64)
