@@ -324,9 +324,10 @@ pub fn solve_clock(
     let values = (graph.len() <= VALUES_GRAPH_LIMIT && analysis.reaches_origin)
         .then(|| analysis.values_up_to(&graph, values_limit));
     let mut parities = [false, false];
-    for i in 0..graph.expanded() {
-        if graph.is_origin(i) {
-            parities[(graph.dist(i) % 2) as usize] = true;
+    for i in graph.origin.iter() {
+        parities[(graph.dist(i) % 2) as usize] = true;
+        if parities == [true, true] {
+            break;
         }
     }
     if let Some(p) = parity_proven {
