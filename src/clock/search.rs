@@ -12,7 +12,13 @@
 //! is hashed), and an edge waiting to be placed is kept as its code and the 4 bytes of its
 //! step ([`crate::retract::Step`]).
 
-use std::time::Instant;
+use std::{
+    sync::{
+        OnceLock,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::Instant,
+};
 
 use rayon::prelude::*;
 
@@ -531,8 +537,28 @@ impl<C> Part<C> {
     }
 }
 
-/// Queued positions expanded by one task.
-const PART: usize = 64;
+/// The fewest queued positions expanded as one run (but at the end of a chunk).
+const MIN_RUN: usize = 8;
+
+/// The most queued positions expanded as one run.
+const MAX_RUN: usize = 512;
+
+/// The runs of a chunk of `len` queued positions expanded by `threads` threads, as ranges,
+/// from large to small: each takes a share of what is left (guided self-scheduling), so that
+/// the threads take few runs, and the last ones, which decide when the chunk is done, are
+/// short. (Runs take unlike times: the same number of positions can take ten times as long.)
+fn runs(len: usize, threads: usize) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < len {
+        let size = ((len - start) / (4 * threads))
+            .clamp(MIN_RUN, MAX_RUN)
+            .min(len - start);
+        out.push(start..start + size);
+        start += size;
+    }
+    out
+}
 
 /// Positions stored before [`Graph::reserve_for_budget`] reserves room for the rest of the
 /// budget (a small search never reserves any).
@@ -830,32 +856,39 @@ fn explore_as<C: Code>(
         }
         let chunk = queue.take_chunk();
         // The chunk is expanded while the one before it is placed and the lists of the one
-        // before that are added to the adjacency (which placing does not read).
+        // before that are added to the adjacency (which placing does not read). The parts come
+        // back in the order of the runs, whichever thread expanded them.
         let mut adjacency = std::mem::take(&mut graph.adjacency);
         let waiting_lists = lists.take();
-        let ((parts, ()), placed) = rayon::join(
-            || {
-                rayon::join(
-                    || {
-                        chunk
-                            .par_chunks(PART)
-                            // Each run its own task: the runs of one chunk take unlike times
-                            // (from tens to hundreds of microseconds in a sparse endgame), and
-                            // a thread that is done steals them one by one, not halves of
-                            // what is left.
-                            .with_max_len(1)
-                            .map(|run| expand_part(run, layout, convention, budget))
-                            .collect::<Vec<Part<C>>>()
-                    },
-                    || add_lists(&mut adjacency, waiting_lists),
-                )
-            },
-            || {
-                pending.take().map(|(chunk, parts)| {
+        let threads = rayon::current_num_threads();
+        let runs = runs(chunk.len(), threads);
+        let expanded: Vec<OnceLock<Part<C>>> = runs.iter().map(|_| OnceLock::new()).collect();
+        let next_run = AtomicUsize::new(0);
+        let mut placed = None;
+        rayon::scope(|s| {
+            // Placing and adding the lists are one task each; every thread takes runs in
+            // turn, when it has nothing else to do, until the chunk is expanded.
+            s.spawn(|_| {
+                placed = pending.take().map(|(chunk, parts)| {
                     place(&chunk, parts, &mut graph, &mut ids, &mut index, &mut queue)
-                })
-            },
-        );
+                });
+            });
+            s.spawn(|_| add_lists(&mut adjacency, waiting_lists));
+            for _ in 0..threads {
+                s.spawn(|_| {
+                    loop {
+                        let r = next_run.fetch_add(1, Ordering::Relaxed);
+                        let Some(run) = runs.get(r) else { break };
+                        let part = expand_part(&chunk[run.clone()], layout, convention, budget);
+                        assert!(expanded[r].set(part).is_ok(), "each run is taken once");
+                    }
+                });
+            }
+        });
+        let parts: Vec<Part<C>> = expanded
+            .into_iter()
+            .map(|part| part.into_inner().expect("every run is expanded"))
+            .collect();
         graph.adjacency = adjacency;
         lists = placed;
         pending = (!chunk.is_empty()).then_some((chunk, parts));
@@ -932,6 +965,25 @@ mod tests {
             graph.complete,
             graph.stopped_by,
         )
+    }
+
+    #[test]
+    fn runs_cover_a_chunk_in_order_from_large_to_small() {
+        for threads in 1..=4 {
+            for len in [0, 1, 7, 8, 9, 100, 1339, 4096] {
+                let runs = runs(len, threads);
+                let mut start = 0;
+                for run in &runs {
+                    assert_eq!(run.start, start, "{len} {threads}");
+                    assert!(run.len() <= MAX_RUN && (run.len() >= MIN_RUN || run.end == len));
+                    start = run.end;
+                }
+                assert_eq!(start, len);
+                assert!(runs.windows(2).all(|w| w[0].len() >= w[1].len()));
+                // The last run, which decides when the chunk is done, is short.
+                assert!(runs.last().is_none_or(|run| run.len() <= MIN_RUN));
+            }
+        }
     }
 
     #[test]
