@@ -45,11 +45,15 @@ const SWEEPS: usize = 6;
 /// sweep upwards every run to lower ones. Breadth-first order makes most edges short, so two
 /// or three sweeps usually settle it: a sweep that marks nothing new ends it. If `sweeps`
 /// sweeps still mark something, the lists are reversed and searched backwards from the
-/// origins (the same answer, at the cost of the reversed lists).
+/// origins (the same answer, at the cost of the reversed lists). A sweep reads the lists of
+/// the positions not marked yet only (often few: most positions of an endgame are origins).
 fn reaching_origin(graph: &Graph, sweeps: usize) -> Vec<bool> {
+    /// Lists read together in a sweep downwards (found upwards, then taken backwards).
+    const BLOCK: usize = 64;
     let n = graph.len();
     let mut useful: Vec<bool> = (0..n).map(|i| graph.is_origin(i)).collect();
     for sweep in 0..sweeps {
+        let open: Vec<usize> = (0..graph.expanded()).filter(|&i| !useful[i]).collect();
         let mut changed = false;
         let mut visit = |i: usize, mut children: super::adjacency::Children<'_>| {
             if !useful[i] && children.any(|j| useful[j as usize]) {
@@ -57,14 +61,30 @@ fn reaching_origin(graph: &Graph, sweeps: usize) -> Vec<bool> {
                 changed = true;
             }
         };
-        if sweep % 2 == 0 {
-            for (i, children) in graph.adjacency.iter_rev() {
-                visit(i, children);
+        // Most positions open: every list is read in turn (finding each list of a set costs
+        // more than stepping to it).
+        let all = 2 * open.len() > graph.expanded();
+        match (sweep % 2 == 0, all) {
+            (true, true) => graph
+                .adjacency
+                .iter_rev()
+                .for_each(|(i, children)| visit(i, children)),
+            (true, false) => {
+                for block in open.rchunks(BLOCK) {
+                    let lists: Vec<_> = graph.adjacency.iter_of(block.iter().copied()).collect();
+                    for (i, children) in lists.into_iter().rev() {
+                        visit(i, children);
+                    }
+                }
             }
-        } else {
-            for (i, children) in graph.adjacency.iter() {
-                visit(i, children);
-            }
+            (false, true) => graph
+                .adjacency
+                .iter()
+                .for_each(|(i, children)| visit(i, children)),
+            (false, false) => graph
+                .adjacency
+                .iter_of(open.iter().copied())
+                .for_each(|(i, children)| visit(i, children)),
         }
         if !changed {
             return useful;
