@@ -55,18 +55,15 @@ pub struct Layout {
     /// For each piece (by [`slot`]), the shift of its field in a code when its group holds
     /// one piece (else None).
     single: [Option<u8>; 16],
-    /// White's and Black's pawns, which no code lists.
-    pawns: (Bitboard, Bitboard),
     /// How many units of each colour and role.
     material: ByColor<ByRole<u8>>,
-    /// The board with the pawns alone.
+    /// The board with the pawns alone (which no code lists).
     base: Board,
 }
 
-/// White's and Black's pawns in `pos`.
-fn pawns_of(pos: &Position) -> (Bitboard, Bitboard) {
-    let pawns = pos.board.pawns();
-    (pawns & pos.board.white(), pawns & pos.board.black())
+/// White's and Black's pawns on `board`.
+fn pawns_of(board: &Board) -> (Bitboard, Bitboard) {
+    (board.pawns() & board.white(), board.pawns() & board.black())
 }
 
 /// Where a piece's entry is in [`Layout`]'s `single`.
@@ -131,15 +128,16 @@ impl Layout {
             pieces,
             single,
             base,
-            pawns: pawns_of(first),
             material: first.board.material(),
         })
     }
 
-    /// Whether `pos` has this layout's pawns and units (so that its code tells it apart
-    /// exactly): true of every position of the search.
+    /// Whether `pos` has this layout's pawns and units, and rights on the corners only (so
+    /// that its code tells it apart exactly): true of every position of the search.
     pub fn fits(&self, pos: &Position) -> bool {
-        pawns_of(pos) == self.pawns && pos.board.material() == self.material
+        pawns_of(&pos.board) == pawns_of(&self.base)
+            && pos.board.material() == self.material
+            && (pos.castling & !Bitboard::CORNERS).is_empty()
     }
 
     /// Bits in a code: 6 a piece, then 1 for the side to move, 4 for the rights and 7 for the
@@ -725,8 +723,9 @@ mod tests {
             position("4k3/8/8/8/8/8/8/3K3R"),
         );
         assert_eq!(Layout::of(&[a.clone(), b]), None);
-        let mut odd = a;
+        let mut odd = a.clone();
         odd.castling = Bitboard::from_square(Square::E1);
-        assert_eq!(Layout::of(&[odd]), None);
+        assert_eq!(Layout::of(std::slice::from_ref(&odd)), None);
+        assert!(!Layout::of(&[a]).expect("exact").fits(&odd));
     }
 }
