@@ -142,8 +142,9 @@ impl Retraction {
     }
 }
 
-/// The squares on which a castling right can stand, in the bit order of [`Step`]'s rights.
-const CORNERS: [Square; 4] = [Square::A1, Square::H1, Square::A8, Square::H8];
+/// The squares on which a castling right can stand, in the bit order of [`Step`]'s rights
+/// (and of the rights bits of the clock search's codes).
+pub(crate) const CORNERS: [Square; 4] = [Square::A1, Square::H1, Square::A8, Square::H8];
 
 /// A quiet piece move or castling taken back, stored in 4 bytes instead of its predecessor
 /// ([`Retraction::step`]): a search keeps one per edge and builds the predecessor only for the

@@ -19,7 +19,7 @@ use shakmaty::{Bitboard, Board, ByColor, ByRole, Color, Piece, Role, Square};
 
 use crate::{
     position::Position,
-    retract::{Retraction, Step},
+    retract::{CORNERS, Retraction, Step},
 };
 
 /// The Zobrist key and an independent 32-bit check ([`Position::check_hash`]), packed in 12
@@ -225,9 +225,6 @@ impl Layout {
         }
     }
 }
-
-/// The corners of the rights bits of a code, in order.
-const CORNERS: [Square; 4] = [Square::A1, Square::H1, Square::A8, Square::H8];
 
 /// The low bits of a code: the side to move (1 bit), the rights on a1, h1, a8 and h8 (4 bits),
 /// and the e.p. square (7 bits: 64 + its number, or 0 for none).
