@@ -291,6 +291,23 @@ pub trait Code: Copy + Eq + Send + Sync + Debug + 'static {
     -> Cow<'a, Position>;
 }
 
+/// The role, origin and destination of `r`'s move when it is a quiet move (no capture, no
+/// promotion): only the moving unit, the side to move, and maybe the rights and the e.p.
+/// square differ between the predecessor and the position.
+#[inline]
+fn quiet_move(r: &Retraction) -> Option<(Role, Square, Square)> {
+    match r.mv {
+        shakmaty::Move::Normal {
+            role,
+            from,
+            to,
+            capture: None,
+            promotion: None,
+        } => Some((role, from, to)),
+        _ => None,
+    }
+}
+
 /// An exact code: an unsigned integer filled from its low bits.
 trait Exact: Copy + Eq + Debug {
     /// The empty code.
@@ -332,15 +349,9 @@ impl<T: Exact + Send + Sync + 'static> Code for T {
         r: &Retraction,
     ) -> Self {
         let layout = layout.expect("an exact code has a layout");
-        match r.mv {
-            shakmaty::Move::Normal {
-                role,
-                from,
-                to,
-                capture: None,
-                promotion: None,
-            } => layout.moved(parent_code, role, from, to, &r.predecessor),
-            _ => layout.pack(&r.predecessor),
+        match quiet_move(r) {
+            Some((role, from, to)) => layout.moved(parent_code, role, from, to, &r.predecessor),
+            None => layout.pack(&r.predecessor),
         }
     }
 
@@ -483,17 +494,9 @@ impl Code for PositionId {
     ) -> Self {
         let pred = &r.predecessor;
         let keys = (parent_code.key, parent_code.check);
-        let (key, check) = match r.mv {
-            // A quiet move: only the moving piece, the side to move, and maybe rights and the
-            // e.p. square change.
-            shakmaty::Move::Normal {
-                role,
-                from,
-                to,
-                capture: None,
-                promotion: None,
-            } => pred.keys_from_quiet(parent, keys, role, from, to),
-            _ => pred.keys_from(parent, keys),
+        let (key, check) = match quiet_move(r) {
+            Some((role, from, to)) => pred.keys_from_quiet(parent, keys, role, from, to),
+            None => pred.keys_from(parent, keys),
         };
         let id = PositionId::new(key, check);
         debug_assert_eq!(id, PositionId::of(pred));
