@@ -130,21 +130,46 @@ impl Retraction {
             Move::Castle { king, rook } => (king, rook, Step::CASTLE),
             _ => return None,
         };
-        let rights = CORNERS
-            .iter()
-            .enumerate()
-            .filter(|&(_, &corner)| self.predecessor.castling.contains(corner))
-            .fold(0, |bits, (i, _)| bits | 1 << i);
-        let ep = self.predecessor.ep_square.map_or(0, |sq| 64 | sq.to_u32());
+        let rights = rights_bits(self.predecessor.castling);
+        let ep = ep_bits(self.predecessor.ep_square);
         Some(Step(
             from.to_u32() | to.to_u32() << 6 | role << 12 | rights << 15 | ep << 19,
         ))
     }
 }
 
-/// The squares on which a castling right can stand, in the bit order of [`Step`]'s rights
-/// (and of the rights bits of the clock search's codes).
-pub(crate) const CORNERS: [Square; 4] = [Square::A1, Square::H1, Square::A8, Square::H8];
+/// The squares on which a castling right can stand, in the bit order of [`rights_bits`].
+const CORNERS: [Square; 4] = [Square::A1, Square::H1, Square::A8, Square::H8];
+
+/// The rights on a1, h1, a8 and h8 (bits 0, 7, 56 and 63 of `castling`) as bits 0 to 3: how a
+/// [`Step`] and the clock search's codes keep them.
+#[inline]
+pub(crate) fn rights_bits(castling: Bitboard) -> u32 {
+    let c = castling.0;
+    ((c & 1) | (c >> 6 & 2) | (c >> 54 & 4) | (c >> 60 & 8)) as u32
+}
+
+/// The rights kept as [`rights_bits`] (the low 4 bits of `bits`).
+#[inline]
+pub(crate) fn rights_from_bits(bits: u32) -> Bitboard {
+    CORNERS
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| bits >> i & 1 != 0)
+        .fold(Bitboard::EMPTY, |rights, (_, &corner)| rights.with(corner))
+}
+
+/// An e.p. square in 7 bits: 64 + its number, or 0 for none.
+#[inline]
+pub(crate) fn ep_bits(ep_square: Option<Square>) -> u32 {
+    ep_square.map_or(0, |sq| 64 | sq.to_u32())
+}
+
+/// The e.p. square kept as [`ep_bits`] (the low 7 bits of `bits`).
+#[inline]
+pub(crate) fn ep_from_bits(bits: u32) -> Option<Square> {
+    (bits & 64 != 0).then(|| Square::new(bits & 63))
+}
 
 /// A quiet piece move or castling taken back, stored in 4 bytes instead of its predecessor
 /// ([`Retraction::step`]): a search keeps one per edge and builds the predecessor only for the
@@ -180,8 +205,7 @@ impl Step {
 
     /// The predecessor's e.p. square.
     fn ep_square(self) -> Option<Square> {
-        let ep = self.0 >> 19 & 127;
-        (ep != 0).then(|| Square::new(ep & 63))
+        ep_from_bits(self.0 >> 19)
     }
 
     /// The predecessor of this step taken back from `pos` (the position it came from).
@@ -210,16 +234,7 @@ impl Step {
         Position {
             board,
             turn: mover,
-            castling: CORNERS
-                .iter()
-                .enumerate()
-                .fold(Bitboard::EMPTY, |rights, (i, &corner)| {
-                    if self.0 >> (15 + i) & 1 != 0 {
-                        rights.with(corner)
-                    } else {
-                        rights
-                    }
-                }),
+            castling: rights_from_bits(self.0 >> 15),
             ep_square: self.ep_square(),
         }
     }

@@ -19,7 +19,7 @@ use shakmaty::{Bitboard, Board, ByColor, ByRole, Color, Piece, Role, Square};
 
 use crate::{
     position::Position,
-    retract::{CORNERS, Retraction, Step},
+    retract::{Retraction, Step, ep_bits, ep_from_bits, rights_bits, rights_from_bits},
 };
 
 /// The Zobrist key and an independent 32-bit check ([`Position::check_hash`]), packed in 12
@@ -173,16 +173,11 @@ impl Layout {
             }
         }
         let state = code.field(0, STATE_BITS);
-        let castling = CORNERS
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| state >> (7 + i) & 1 != 0)
-            .fold(Bitboard::EMPTY, |rights, (_, &corner)| rights.with(corner));
         let pos = Position {
             board,
             turn: Color::from_white(state >> 11 & 1 != 0),
-            castling,
-            ep_square: (state & 64 != 0).then(|| Square::new(state & 63)),
+            castling: rights_from_bits(state >> 7),
+            ep_square: ep_from_bits(state),
         };
         debug_assert_eq!(self.pack::<C>(&pos), code);
         pos
@@ -230,11 +225,9 @@ impl Layout {
 /// and the e.p. square (7 bits: 64 + its number, or 0 for none).
 #[inline]
 fn state(pos: &Position) -> u32 {
-    // Bits 0, 7, 56 and 63 of the rights, as bits 0 to 3.
-    let c = pos.castling.0;
-    let rights = ((c & 1) | (c >> 6 & 2) | (c >> 54 & 4) | (c >> 60 & 8)) as u32;
-    let ep = pos.ep_square.map_or(0, |sq| 64 | sq.to_u32());
-    u32::from(pos.turn == Color::White) << 11 | rights << 7 | ep
+    u32::from(pos.turn == Color::White) << 11
+        | rights_bits(pos.castling) << 7
+        | ep_bits(pos.ep_square)
 }
 
 /// The kinds of code a search can store.
