@@ -1142,7 +1142,11 @@ impl<'a> Generator<'a> {
                     self.material_check(role, from, to, Some(cap), promotion),
                 )
             };
-            if !verdicts.map_or_else(material, |v| remembered(&v[i], material)) {
+            let verdict = match verdicts {
+                Some(v) => remembered(&v[i], material),
+                None => material(),
+            };
+            if !verdict {
                 continue;
             }
             let optional = self.removed_rights(role, from, to, Some(cap), pred);
