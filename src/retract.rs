@@ -711,7 +711,7 @@ impl<'a> Generator<'a> {
                         if !zeroing {
                             continue;
                         }
-                        self.uncaptures(
+                        self.uncaptures::<false>(
                             role,
                             from,
                             to,
@@ -792,7 +792,7 @@ impl<'a> Generator<'a> {
             if f.stopped() || Bitboard::BACKRANKS.contains(from) {
                 continue;
             }
-            self.uncaptures(
+            self.uncaptures::<true>(
                 Role::Pawn,
                 from,
                 to,
@@ -869,7 +869,7 @@ impl<'a> Generator<'a> {
         let mut pieces = allowance.uncapture;
         pieces[0] = false;
         for from in attacks::pawn_attacks(!self.us, to) & empty {
-            self.uncaptures(
+            self.uncaptures::<true>(
                 Role::Pawn,
                 from,
                 to,
@@ -1032,8 +1032,10 @@ impl<'a> Generator<'a> {
     /// king, and the checks on ours by the other units, are found once for all of them. The
     /// material verdicts by role are kept in `verdicts` if given, for the moves of a piece (not
     /// a pawn) to the same square, whose verdicts do not depend on the square it came from.
+    /// `PAWN` says that `role` is a pawn: its captures of pieces are then first read from the
+    /// generation's memos, and the pieces' un-captures are compiled without that test.
     #[allow(clippy::too_many_arguments)]
-    fn uncaptures(
+    fn uncaptures<const PAWN: bool>(
         &self,
         role: Role,
         from: Square,
@@ -1044,6 +1046,7 @@ impl<'a> Generator<'a> {
         kind: RetractionKind,
         f: &mut impl Receiver,
     ) {
+        debug_assert_eq!(PAWN, role == Role::Pawn);
         if f.stopped() || !roles.contains(&true) {
             return;
         }
@@ -1142,9 +1145,17 @@ impl<'a> Generator<'a> {
                     self.material_check(role, from, to, Some(cap), promotion),
                 )
             };
-            let verdict = match verdicts {
-                Some(v) => remembered(&v[i], material),
-                None => material(),
+            // A pawn's capture of a piece is read from the memos when they hold both sides'
+            // verdicts (most of the time): no call.
+            let known = if PAWN {
+                self.pawn_capture_known(from, to, cap, promotion)
+            } else {
+                None
+            };
+            let verdict = match (known, verdicts) {
+                (Some(ok), _) => ok,
+                (None, Some(v)) => remembered(&v[i], material),
+                (None, None) => material(),
             };
             if !verdict {
                 continue;
@@ -1281,10 +1292,7 @@ impl<'a> Generator<'a> {
                 taken: to,
             },
             Some(cap) if promotion.is_none() && cap != Role::Pawn => {
-                let slot = match cap {
-                    Role::Bishop if Bitboard::LIGHT_SQUARES.contains(to) => 5,
-                    other => other as usize - 1,
-                };
+                let slot = piece_slot(cap, to);
                 if role == Role::Pawn {
                     MaterialCheck::PawnTookPiece {
                         from,
@@ -1525,6 +1533,45 @@ impl<'a> Generator<'a> {
         }
     }
 
+    /// Where the opponent's verdict of our pawn on `from` taking a piece of `slot` is kept in
+    /// `their_piece_memo`: by the slot, and by the pawn's file when it left our starting rank
+    /// (where it blocked the opponent's promotions).
+    #[inline]
+    fn pawn_took_piece_key(&self, from: Square, slot: usize) -> usize {
+        let on_start = from.rank() == self.us.fold_wb(Rank::Second, Rank::Seventh);
+        slot * 9
+            + if on_start {
+                from.file().to_usize() + 1
+            } else {
+                0
+            }
+    }
+
+    /// The material verdict of our pawn taking `cap` from `from` to `to` (not promoting), when
+    /// the memos hold both sides' verdicts ([`MaterialCheck::PawnTookPiece`]); None otherwise.
+    #[inline]
+    fn pawn_capture_known(
+        &self,
+        from: Square,
+        to: Square,
+        cap: Role,
+        promotion: Option<Role>,
+    ) -> Option<bool> {
+        if cap == Role::Pawn || promotion.is_some() {
+            return None;
+        }
+        match self.memo.pawn_capture_memo.get()? {
+            (f, t, ours) if (f, t) == (from, to) => {
+                if !ours {
+                    return Some(false);
+                }
+                let key = self.pawn_took_piece_key(from, piece_slot(cap, to));
+                self.memo.their_piece_memo[key].get()
+            }
+            _ => None,
+        }
+    }
+
     /// [`Self::material_ok`], filling the memos as it goes.
     #[inline(never)]
     fn material_decided(&self, board: &Board, material: MaterialCheck) -> bool {
@@ -1597,12 +1644,7 @@ impl<'a> Generator<'a> {
             } => {
                 ours_after_pawn_capture(from, to) && {
                     let on_start = from.rank() == self.us.fold_wb(Rank::Second, Rank::Seventh);
-                    let key = slot * 9
-                        + if on_start {
-                            from.file().to_usize() + 1
-                        } else {
-                            0
-                        };
+                    let key = self.pawn_took_piece_key(from, slot);
                     remembered(&self.memo.their_piece_memo[key], || {
                         slack()[1].passes_with_piece(cap, to, on_start.then(|| from.file()))
                             || theirs()
@@ -1630,6 +1672,16 @@ impl<'a> Generator<'a> {
                 }) && ours_after_loss()
             }
         }
+    }
+}
+
+/// The slot of a piece of the opponent's in the material memos: its role, and a bishop's
+/// square colour (0 knight, 1 dark bishop, 2 rook, 3 queen, 5 light bishop).
+#[inline]
+fn piece_slot(role: Role, square: Square) -> usize {
+    match role {
+        Role::Bishop if Bitboard::LIGHT_SQUARES.contains(square) => 5,
+        other => other as usize - 1,
     }
 }
 
