@@ -178,6 +178,26 @@ pub(super) fn files_of(bb: Bitboard) -> u8 {
     x as u8
 }
 
+/// The free file (not in `used`) nearest to `file`, at most `reach` files away and not `file`
+/// itself, as (file, distance): the lower of two at the same distance. None when there is none.
+fn nearest_free_file(file: u8, reach: u8, used: u8) -> Option<(u8, u8)> {
+    let (lo, hi) = (file.saturating_sub(reach), (file + reach).min(7));
+    let window = (0xffu8 << lo) & (0xffu8 >> (7 - hi));
+    let free = window & !used;
+    // The nearest free file below `file` is the highest free bit under it; above, the lowest
+    // free bit over it.
+    let below = free & ((1u8 << file) - 1);
+    let above = free & !(0xffu8 >> (7 - file));
+    let down = (below != 0).then(|| 7 - below.leading_zeros() as u8);
+    let up = (above != 0).then(|| above.trailing_zeros() as u8);
+    match (down, up) {
+        (Some(g), Some(h)) if h - file < file - g => Some((h, h - file)),
+        (Some(g), _) => Some((g, file - g)),
+        (None, Some(h)) => Some((h, h - file)),
+        (None, None) => None,
+    }
+}
+
 /// The files (bit i = file i) where an unmoved pawn of the other side than `color` stands on
 /// its starting rank (see [`PawnLayout::blocked`]).
 fn blocked_files(board: &Board, color: Color) -> u8 {
@@ -343,7 +363,13 @@ impl PawnLayout {
         for &key in &keys[..self.n] {
             let i = usize::from(key & 0xf);
             let (lo, hi) = self.range(i);
-            let g = (lo..=hi).find(|&g| used & (1 << g) == 0)?;
+            // The lowest free file in lo..=hi.
+            let window = (0xffu8 << lo) & (0xffu8 >> (7 - hi));
+            let free = window & !used;
+            if free == 0 {
+                return None;
+            }
+            let g = free.trailing_zeros() as u8;
             used |= 1 << g;
             starts[i] = g;
             cost += u32::from(self.files[i].abs_diff(g));
@@ -397,15 +423,7 @@ impl PawnLayout {
         }
         let mut cost = 0u32;
         for &i in &moved[..m] {
-            let f = self.files[i];
-            let d = (1..=self.reach[i]).find(|&d| {
-                (f >= d && used & (1 << (f - d)) == 0) || (f + d <= 7 && used & (1 << (f + d)) == 0)
-            })?;
-            let g = if f >= d && used & (1 << (f - d)) == 0 {
-                f - d
-            } else {
-                f + d
-            };
+            let (g, d) = nearest_free_file(self.files[i], self.reach[i], used)?;
             used |= 1 << g;
             starts[i] = g;
             cost += u32::from(d);
@@ -1295,6 +1313,32 @@ pub fn allowance(board: &Board, color: Color) -> Allowance {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The nearest free file, checked against walking outwards from the file one step at a
+    /// time (lower side first), for every file, reach and set of used files.
+    #[test]
+    fn the_nearest_free_file_is_the_first_met_walking_outwards() {
+        for file in 0..8u8 {
+            for reach in 0..7u8 {
+                for used in 0..=255u8 {
+                    let walked = (1..=reach).find_map(|d| {
+                        if file >= d && used & (1 << (file - d)) == 0 {
+                            Some((file - d, d))
+                        } else if file + d <= 7 && used & (1 << (file + d)) == 0 {
+                            Some((file + d, d))
+                        } else {
+                            None
+                        }
+                    });
+                    assert_eq!(
+                        nearest_free_file(file, reach, used),
+                        walked,
+                        "file {file}, reach {reach}, used {used:08b}"
+                    );
+                }
+            }
+        }
+    }
     use shakmaty::attacks;
 
     /// The upper bound is a real assignment's cost (never below the least one), and the
