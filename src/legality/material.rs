@@ -1027,13 +1027,10 @@ impl SideSlack {
     /// as (file changes, file).
     fn nearest_free(&self, square: Square, taken: u8) -> Option<(u8, u8)> {
         let f = square.file().to_u32() as u8;
-        (0..=ranks_advanced(self.color, square)).find_map(|d| {
-            [f.checked_sub(d), (f + d <= 7).then_some(f + d)]
-                .into_iter()
-                .flatten()
-                .find(|&g| taken & (1 << g) == 0)
-                .map(|g| (d, g))
-        })
+        if taken & (1 << f) == 0 {
+            return Some((0, f));
+        }
+        nearest_free_file(f, ranks_advanced(self.color, square), taken).map(|(g, d)| (d, g))
     }
 }
 
