@@ -1139,16 +1139,12 @@ impl<'a> Generator<'a> {
             if !checks_possible(pred, our_king, checkers, None, !self.us) {
                 continue;
             }
-            let material = || {
-                self.material_ok(
-                    pred,
-                    self.material_check(role, from, to, Some(cap), promotion),
-                )
-            };
+            let check = || self.material_check(role, from, to, Some(cap), promotion);
+            let material = || self.material_ok(pred, check());
             // A pawn's capture of a piece is read from the memos when they hold both sides'
             // verdicts (most of the time): no call.
             let known = if PAWN {
-                self.pawn_capture_known(from, to, cap, promotion)
+                self.pawn_capture_known(check())
             } else {
                 None
             };
@@ -1292,7 +1288,10 @@ impl<'a> Generator<'a> {
                 taken: to,
             },
             Some(cap) if promotion.is_none() && cap != Role::Pawn => {
-                let slot = piece_slot(cap, to);
+                let slot = match cap {
+                    Role::Bishop if Bitboard::LIGHT_SQUARES.contains(to) => 5,
+                    other => other as usize - 1,
+                };
                 if role == Role::Pawn {
                     MaterialCheck::PawnTookPiece {
                         from,
@@ -1547,26 +1546,20 @@ impl<'a> Generator<'a> {
             }
     }
 
-    /// The material verdict of our pawn taking `cap` from `from` to `to` (not promoting), when
-    /// the memos hold both sides' verdicts ([`MaterialCheck::PawnTookPiece`]); None otherwise.
+    /// The verdict of `check` when it is our pawn's capture of a piece
+    /// ([`MaterialCheck::PawnTookPiece`]) and the memos hold both sides' verdicts; None
+    /// otherwise.
     #[inline]
-    fn pawn_capture_known(
-        &self,
-        from: Square,
-        to: Square,
-        cap: Role,
-        promotion: Option<Role>,
-    ) -> Option<bool> {
-        if cap == Role::Pawn || promotion.is_some() {
+    fn pawn_capture_known(&self, check: MaterialCheck) -> Option<bool> {
+        let MaterialCheck::PawnTookPiece { from, to, slot, .. } = check else {
             return None;
-        }
+        };
         match self.memo.pawn_capture_memo.get()? {
             (f, t, ours) if (f, t) == (from, to) => {
                 if !ours {
                     return Some(false);
                 }
-                let key = self.pawn_took_piece_key(from, piece_slot(cap, to));
-                self.memo.their_piece_memo[key].get()
+                self.memo.their_piece_memo[self.pawn_took_piece_key(from, slot)].get()
             }
             _ => None,
         }
@@ -1672,16 +1665,6 @@ impl<'a> Generator<'a> {
                 }) && ours_after_loss()
             }
         }
-    }
-}
-
-/// The slot of a piece of the opponent's in the material memos: its role, and a bishop's
-/// square colour (0 knight, 1 dark bishop, 2 rook, 3 queen, 5 light bishop).
-#[inline]
-fn piece_slot(role: Role, square: Square) -> usize {
-    match role {
-        Role::Bishop if Bitboard::LIGHT_SQUARES.contains(square) => 5,
-        other => other as usize - 1,
     }
 }
 
