@@ -178,12 +178,15 @@ pub(super) fn files_of(bb: Bitboard) -> u8 {
     x as u8
 }
 
+/// The files `lo..=hi` (bit i = file i; `lo <= hi <= 7`).
+fn files_between(lo: u8, hi: u8) -> u8 {
+    (0xffu8 << lo) & (0xffu8 >> (7 - hi))
+}
+
 /// The free file (not in `used`) nearest to `file`, at most `reach` files away and not `file`
 /// itself, as (file, distance): the lower of two at the same distance. None when there is none.
 fn nearest_free_file(file: u8, reach: u8, used: u8) -> Option<(u8, u8)> {
-    let (lo, hi) = (file.saturating_sub(reach), (file + reach).min(7));
-    let window = (0xffu8 << lo) & (0xffu8 >> (7 - hi));
-    let free = window & !used;
+    let free = files_between(file.saturating_sub(reach), (file + reach).min(7)) & !used;
     // The nearest free file below `file` is the highest free bit under it; above, the lowest
     // free bit over it.
     let below = free & ((1u8 << file) - 1);
@@ -364,8 +367,7 @@ impl PawnLayout {
             let i = usize::from(key & 0xf);
             let (lo, hi) = self.range(i);
             // The lowest free file in lo..=hi.
-            let window = (0xffu8 << lo) & (0xffu8 >> (7 - hi));
-            let free = window & !used;
+            let free = files_between(lo, hi) & !used;
             if free == 0 {
                 return None;
             }
