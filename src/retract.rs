@@ -1156,18 +1156,21 @@ impl<'a> Generator<'a> {
             if !verdict {
                 continue;
             }
-            let optional = self.removed_rights(role, from, to, Some(cap), pred);
-            let eps = if own_eps & 1 << i != 0 {
-                ep_squares(pred, self.us)
-            } else {
-                shared_eps
-            };
+            // The move as soon as the unit is known to be valid, well ahead of the receiver:
+            // one that copies the retraction reads its bytes in wider pieces than they were
+            // written, which stalls the processor until they have reached the cache.
             r.mv = Move::Normal {
                 role,
                 from,
                 capture: Some(cap),
                 to,
                 promotion,
+            };
+            let optional = self.removed_rights(role, from, to, Some(cap), pred);
+            let eps = if own_eps & 1 << i != 0 {
+                ep_squares(pred, self.us)
+            } else {
+                shared_eps
             };
             self.push_variants(&mut r, optional, eps, f);
         }
