@@ -1156,9 +1156,10 @@ impl<'a> Generator<'a> {
             if !verdict {
                 continue;
             }
-            // The move as soon as the unit is known to be valid, well ahead of the receiver:
-            // one that copies the retraction reads its bytes in wider pieces than they were
-            // written, which stalls the processor until they have reached the cache.
+            // The move as soon as the unit is known to be valid, before its rights and e.p.
+            // squares are found: a receiver that copies the retraction reads the move's bytes
+            // in wider pieces than they were written, which stalls the processor until they
+            // have reached the cache.
             r.mv = Move::Normal {
                 role,
                 from,

@@ -1312,6 +1312,7 @@ pub fn allowance(board: &Board, color: Color) -> Allowance {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shakmaty::attacks;
 
     /// The nearest free file, checked against walking outwards from the file one step at a
     /// time (lower side first), for every file, reach and set of used files.
@@ -1338,7 +1339,6 @@ mod tests {
             }
         }
     }
-    use shakmaty::attacks;
 
     /// The upper bound is a real assignment's cost (never below the least one), and the
     /// verdict it shortcuts is the exact one, on random crowded pawn layouts.
