@@ -15,7 +15,9 @@
 //! * [`rules`] names the conventions (retro, FIDE, Piran, FIDE 1988).
 #![deny(missing_docs)]
 
+pub mod answer;
 pub mod batch;
+pub mod certify;
 pub mod clock;
 pub mod codex;
 pub mod format;
