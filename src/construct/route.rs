@@ -235,6 +235,8 @@ pub(super) fn route(
             continue;
         }
         let legal = nodes[i as usize].pos.legal_moves();
+        // In check (a partner that checked on purpose): only taking it will do.
+        let in_check = nodes[i as usize].pos.is_check();
         for m in legal {
             if m.from() != Some(sq) || !allowed(m, spec, partner) {
                 continue;
@@ -249,6 +251,9 @@ pub(super) fn route(
                 (true, Some(p)) => to == p,
                 _ => spec.accept.contains(to) && m.is_capture() == spec.capture,
             };
+            if in_check && !arrived {
+                continue;
+            }
             if arrived {
                 if !spec.final_stalemate && p1.legal_moves().is_empty() {
                     continue;
@@ -287,7 +292,9 @@ pub(super) fn route(
             for (w, partner_now, d) in replies {
                 let mut p2 = p1.clone();
                 p2.play_unchecked(w);
-                if p2.is_check() {
+                // A partner may check when the routed unit can take it at once (a king takes a
+                // queen only after her check).
+                if p2.is_check() && (partner_now != Some(w.to()) || !spec.capture) {
                     continue;
                 }
                 if seen.insert(key(&p2, d)) {
