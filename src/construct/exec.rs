@@ -61,6 +61,7 @@ impl<'a> Exec<'a> {
 
     /// Runs the plan to its end; true when the game reaches the target.
     pub(super) fn run(&mut self) -> bool {
+        let mut seen = std::collections::HashSet::new();
         for _ in 0..MAX_ACTIONS {
             if self.limits.exhausted() || self.game.moves.len() > MAX_PLIES {
                 return false;
@@ -71,6 +72,13 @@ impl<'a> Exec<'a> {
             if *super::game::TRACE {
                 let fen = shakmaty::fen::Fen::from_position(&self.game.pos, shakmaty::EnPassantMode::Legal);
                 eprintln!("step at {fen}");
+            }
+            // A position met again: the steps go round in circles; the exact search may still
+            // finish from here.
+            let key: shakmaty::zobrist::Zobrist64 =
+                self.game.pos.zobrist_hash(shakmaty::EnPassantMode::Legal);
+            if !seen.insert(key.0) {
+                return self.finish() && self.reached();
             }
             let progress = self.round_trips()
                 || self.pawn_steps()
@@ -271,32 +279,42 @@ impl<'a> Exec<'a> {
 
     /// A pawn's next move on its path, made now if it can be (side to move first); else one
     /// that needs help: a victim brought to the square it captures on, or a unit moved out of
-    /// its way. A move that would lengthen the way of a piece to its final square (a pawn
-    /// closing a door for good) waits until the pieces that can walk home in a few moves have.
+    /// its way. A move that would lengthen the way of a piece or king to its final square (a
+    /// pawn closing a door for good) waits until the units it shuts out have walked home, when
+    /// they can.
     fn pawn_steps(&mut self) -> bool {
-        let mut ready: Vec<(u32, Unit)> = Vec::new();
+        let mut ready: Vec<(u32, Unit, Vec<Unit>)> = Vec::new();
         for color in self.sides() {
             for u in self.pawns_with_work(color) {
                 if self.pawn_move(u).or_else(|| self.pawn_move_after_wait(u)).is_some() {
-                    ready.push((self.door_damage(u), u));
+                    let (damage, shut) = self.door_damage(u);
+                    ready.push((damage, u, shut));
                 }
             }
         }
         // Stable: the side to move first among equal damage.
-        ready.sort_by_key(|&(damage, _)| damage);
-        for &(damage, u) in &ready {
-            if damage > 0 {
+        ready.sort_by_key(|&(damage, _, _)| damage);
+        for (damage, u, _) in &ready {
+            if *damage > 0 {
                 break;
             }
-            if self.direct_pawn_step(u) {
+            if self.direct_pawn_step(*u) {
                 return true;
             }
         }
-        if ready.iter().any(|&(d, _)| d > 0) && self.placements(true) {
+        if ready.iter().any(|(d, _, _)| *d > 0) && self.placements(true) {
             return true;
         }
-        for &(damage, u) in &ready {
-            if damage > 0 && self.direct_pawn_step(u) {
+        for (damage, u, shut) in &ready {
+            if *damage == 0 {
+                continue;
+            }
+            for &p in shut {
+                if self.place(p) {
+                    return true;
+                }
+            }
+            if self.direct_pawn_step(*u) {
                 return true;
             }
         }
@@ -310,42 +328,82 @@ impl<'a> Exec<'a> {
         false
     }
 
-    /// How much `u`'s next step lengthens the ways of the pieces not yet on their final
-    /// squares, when it puts the pawn on its final square: their fewest moves around the
-    /// pawns that are on their final squares, before and after (unreachable counts 30).
-    fn door_damage(&self, u: Unit) -> u32 {
+    /// How much `u`'s next step lengthens the ways of the pieces and kings not yet on their
+    /// final squares, when it puts the pawn on its final square: their fewest moves around the
+    /// pawns that are on their final squares (and, for a king, off the squares the enemy's such
+    /// pawns attack), before and after (unreachable counts 30); and the units whose way it
+    /// lengthens.
+    fn door_damage(&self, u: Unit) -> (u32, Vec<Unit>) {
         let ahead = self.path_ahead(u);
         if ahead.len() != 1 {
-            return 0;
+            return (0, Vec::new());
         }
         let to = ahead[0];
         let mut fixed = self.frozen_squares();
+        let mut fixed_pawns = Bitboard::EMPTY;
         for p in 0..UNITS as Unit {
             if self.game.role_of(p) == Some(Role::Pawn)
                 && !self.plan.doomed(p)
                 && self.path_ahead(p).is_empty()
             {
-                fixed.add(self.game.square_of(p).expect("alive"));
+                fixed_pawns.add(self.game.square_of(p).expect("alive"));
             }
         }
-        let after = fixed.with(to);
+        fixed |= fixed_pawns;
+        let mover = color_of(u);
         let mut damage = 0;
+        let mut shut = Vec::new();
         for p in 0..UNITS as Unit {
             let Some(role) = self.game.role_of(p) else {
                 continue;
             };
             let Some(d) = self.dest(p) else { continue };
-            if role == Role::Pawn || role == Role::King || self.placed(p) {
+            if role == Role::Pawn || self.placed(p) || self.plan.is_frozen(p) {
                 continue;
             }
             let at = self.game.square_of(p).expect("alive");
-            let cost = |obstacles: Bitboard| {
-                piece_distance(role, at, d.square, obstacles.without(at).without(d.square))
-                    .unwrap_or(30)
+            let color = color_of(p);
+            let obstacles = |with: bool| {
+                let mut o = if with { fixed.with(to) } else { fixed };
+                if role == Role::King {
+                    let board = self.game.pos.board();
+                    for sq in fixed_pawns | if with { Bitboard::from_square(to) } else { Bitboard::EMPTY } {
+                        let pawn_color = if sq == to { mover } else { board.color_at(sq).unwrap_or(mover) };
+                        if pawn_color != color {
+                            o |= attacks::pawn_attacks(pawn_color, sq);
+                        }
+                    }
+                }
+                o.without(at).without(d.square)
             };
-            damage += cost(after).saturating_sub(cost(fixed));
+            let cost = |with: bool| piece_distance(role, at, d.square, obstacles(with)).unwrap_or(30);
+            let worse = cost(true).saturating_sub(cost(false));
+            if worse > 0 {
+                damage += worse;
+                shut.push(p);
+            }
         }
-        damage
+        (damage, shut)
+    }
+
+    /// Routes `u` to its final square now, if it can go (nothing moved aside).
+    fn place(&mut self, u: Unit) -> bool {
+        let (Some(d), Some(at)) = (self.dest(u), self.game.square_of(u)) else {
+            return false;
+        };
+        if self.game.unit_at(d.square).is_some() {
+            return false;
+        }
+        let mut spec = RouteSpec::to(at, Bitboard::from_square(d.square));
+        spec.castles = self.castles_for(u);
+        let rules = self.wait_rules();
+        match self.find(&spec, &rules) {
+            Some(r) => {
+                self.apply(&r);
+                true
+            }
+            None => false,
+        }
     }
 
     /// The move from `u`'s square to the next square of its path, if it is legal now.

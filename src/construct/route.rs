@@ -395,7 +395,15 @@ pub(super) fn waiting_move(
                 2 + placed + reserved
             }
         };
-        candidates.push((rank, m));
+        // Far from the busy units first: a waiting unit near the route is more likely to be
+        // cut off from its square.
+        let near = busy
+            .from
+            .into_iter()
+            .map(|b| 7 - b.distance(from).min(7))
+            .max()
+            .unwrap_or(0);
+        candidates.push((rank * 8 + near, m));
     }
     candidates.sort_by_key(|&(rank, m)| (rank, m.from(), m.to()));
     for (_, m) in candidates {
