@@ -8,6 +8,8 @@
 //! * [`clock`] decides which halfmove-clock values a position allows;
 //! * [`stipulation`] parses the questions, [`verdict`] answers them;
 //! * [`proofgame`] searches proof games from the initial array;
+//! * [`construct`] builds a game from the initial array to a given position (any length), the
+//!   certificate that turns a witness line into a proof;
 //! * [`verify`] re-checks every certificate by forward replay, apart from the search;
 //! * [`puzzle`] reads puzzle files (EPD with `stip`/`sol`/`rules`);
 //! * [`pgn`] reads games and [`games`] reports their no-progress runs;
@@ -20,6 +22,7 @@ pub mod batch;
 pub mod certify;
 pub mod clock;
 pub mod codex;
+pub mod construct;
 pub mod format;
 pub mod games;
 pub mod lastmoves;
