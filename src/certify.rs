@@ -18,6 +18,7 @@ use shakmaty::{CastlingMode, Chess, Move, Position as _, Role};
 
 use crate::{
     clock::{Certificate, ClockAnswer, MaxClock, OriginEvidence},
+    construct,
     legal::ProofBudget,
     position::{Field, Position, PositionInput},
     proofgame::{self, Target},
@@ -110,17 +111,22 @@ pub struct Proofs {
 pub const MAX_EXTENSION_PLIES: u64 = 5_000;
 
 impl Proofs {
-    /// Adds a line (keeping one per clock value, the shortest game).
+    /// Adds a line; lines are kept by clock, then by length (one per clock and length).
     pub fn add(&mut self, line: CertifiedLine) {
-        match self.lines.iter().position(|l| l.clock >= line.clock) {
-            Some(i) if self.lines[i].clock == line.clock => {
-                if line.moves.len() < self.lines[i].moves.len() {
-                    self.lines[i] = line;
-                }
-            }
-            Some(i) => self.lines.insert(i, line),
-            None => self.lines.push(line),
+        let key = |l: &CertifiedLine| (l.clock, l.plies());
+        match self.lines.binary_search_by_key(&key(&line), key) {
+            Ok(_) => {}
+            Err(i) => self.lines.insert(i, line),
         }
+    }
+
+    /// A certified line with clock `k` whose game has exactly `plies` plies (a certified line
+    /// of clock `k`, lengthened where it can be), if one is known.
+    pub fn line_with(&self, k: u64, plies: u64, convention: Convention) -> Option<CertifiedLine> {
+        self.lines
+            .iter()
+            .filter(|l| l.clock == k && l.plies() <= plies)
+            .find_map(|l| padded(l, plies, convention))
     }
 
     /// Whether `line` is part of a certified game: some certified line has its clock and ends
@@ -161,7 +167,7 @@ impl Proofs {
         let (c, len) = (self.cycle.as_ref()?, self.cycle_plies()?);
         self.lines
             .iter()
-            .filter(|l| l.end == c.at && l.clock <= k && (k - l.clock) % len == 0)
+            .filter(|l| l.end == c.at && l.clock <= k && (k - l.clock).is_multiple_of(len))
             .max_by_key(|l| l.clock)
             .map(|l| (l, (k - l.clock) / len))
     }
@@ -272,7 +278,7 @@ fn clock_of_game(moves: &[Move], convention: Convention) -> u64 {
 /// person reads it: `12.` or `12...`.
 fn move_label(index: usize) -> String {
     let number = index / 2 + 1;
-    if index % 2 == 0 {
+    if index.is_multiple_of(2) {
         format!("{number}.")
     } else {
         format!("{number}...")
@@ -380,6 +386,8 @@ pub enum Wanted {
     Max,
     /// Exactly this value.
     Value(u64),
+    /// Exactly this value, in a game of exactly this many plies (a given fullmove number).
+    ValueAt(u64, u64),
     /// Some value at least this.
     AtLeast(u64),
     /// Some value at most this.
@@ -444,7 +452,22 @@ impl Reacher<'_> {
             deadline: Some(Instant::now() + remaining),
             max_bytes: self.budget.max_bytes,
         };
-        let moves = proofgame::find_proof_game(&target, PROOF_GAME_PLIES, &pg_budget)?;
+        // A short proof game first (a fraction of the time), then the game constructor.
+        let slice = Instant::now() + remaining / 4;
+        let short = proofgame::Budget {
+            deadline: Some(slice),
+            ..pg_budget
+        };
+        if let Some(moves) = proofgame::find_proof_game(&target, PROOF_GAME_PLIES, &short)
+            && verify::replay_line(&Position::initial(), &moves, start).is_ok()
+        {
+            return Some(moves);
+        }
+        let budget = construct::Budget {
+            deadline: Some(self.deadline),
+            max_nodes: u64::MAX,
+        };
+        let moves = construct::construct_game(start, &budget)?;
         verify::replay_line(&Position::initial(), &moves, start)
             .is_ok()
             .then_some(moves)
@@ -475,6 +498,54 @@ fn line_end(line: &Certificate, input: &PositionInput) -> Option<Position> {
         .candidates()
         .into_iter()
         .find(|p| verify::replay_line(&line.start, &line.moves, p).is_ok())
+}
+
+/// Tries `lines` in turn: the first whose start a game reaches is joined to it and added
+/// (every one such with `stop_at_first` false); those not reached are noted.
+fn try_lines(
+    reacher: &mut Reacher,
+    input: &PositionInput,
+    lines: Vec<Certificate>,
+    proofs: &mut Proofs,
+    stop_at_first: bool,
+) {
+    for line in lines {
+        if proofs.lines.iter().any(|l| l.clock == line.clock) {
+            if stop_at_first {
+                return;
+            }
+            continue;
+        }
+        let Some(end) = line_end(&line, input) else {
+            continue;
+        };
+        match reacher
+            .reach(&line.start)
+            .and_then(|p| join(p, &line, &end))
+        {
+            Some(certified) => {
+                proofs.add(certified);
+                if stop_at_first {
+                    return;
+                }
+            }
+            None => {
+                if !proofs
+                    .unreached
+                    .iter()
+                    .any(|u| u.start == line.start.fen4() && u.clock == line.clock)
+                {
+                    proofs.unreached.push(Unreached {
+                        clock: line.clock,
+                        start: line.start.fen4(),
+                    });
+                }
+                if reacher.out_of_time() {
+                    return;
+                }
+            }
+        }
+    }
 }
 
 /// Certifies what `wanted` asks of the clock solver's answer for `input`: for each wanted item,
@@ -511,45 +582,6 @@ pub fn certify(
         known,
         tried: HashMap::new(),
     };
-    let mut try_lines = |lines: Vec<Certificate>, proofs: &mut Proofs, stop_at_first: bool| {
-        for line in lines {
-            if proofs.lines.iter().any(|l| l.clock == line.clock) {
-                if stop_at_first {
-                    return;
-                }
-                continue;
-            }
-            let Some(end) = line_end(&line, input) else {
-                continue;
-            };
-            match reacher
-                .reach(&line.start)
-                .and_then(|p| join(p, &line, &end))
-            {
-                Some(certified) => {
-                    proofs.add(certified);
-                    if stop_at_first {
-                        return;
-                    }
-                }
-                None => {
-                    if !proofs
-                        .unreached
-                        .iter()
-                        .any(|u| u.start == line.start.fen4() && u.clock == line.clock)
-                    {
-                        proofs.unreached.push(Unreached {
-                            clock: line.clock,
-                            start: line.start.fen4(),
-                        });
-                    }
-                    if reacher.out_of_time() {
-                        return;
-                    }
-                }
-            }
-        }
-    };
     for &want in wanted {
         match want {
             Wanted::Min | Wanted::AtMost(_) | Wanted::Any => {
@@ -562,19 +594,19 @@ pub fn certify(
                     continue;
                 }
                 let lines = clock.nearest_lines(convention, None, NEAREST_TRIED);
-                try_lines(lines, &mut proofs, true);
+                try_lines(&mut reacher, input, lines, &mut proofs, true);
             }
             Wanted::Parity(p) => {
                 if !proofs.parity(p) {
                     let lines = clock.nearest_lines(convention, Some(p), NEAREST_TRIED);
-                    try_lines(lines, &mut proofs, true);
+                    try_lines(&mut reacher, input, lines, &mut proofs, true);
                 }
             }
             Wanted::Max => {
                 if matches!(clock.max, MaxClock::Bounded(_))
                     && let Some(l) = clock.longest.clone()
                 {
-                    try_lines(vec![l], &mut proofs, true);
+                    try_lines(&mut reacher, input, vec![l], &mut proofs, true);
                 }
             }
             Wanted::Value(k) => {
@@ -582,7 +614,41 @@ pub fn certify(
                 if !proofs.certifies(k)
                     && let Some(l) = clock.certificate_for(k, convention)
                 {
-                    try_lines(vec![l], &mut proofs, true);
+                    try_lines(&mut reacher, input, vec![l], &mut proofs, true);
+                }
+            }
+            Wanted::ValueAt(k, plies) => {
+                if proofs.line_with(k, plies, convention).is_none() {
+                    let mut lines: Vec<Certificate> =
+                        clock.certificate_for(k, convention).into_iter().collect();
+                    lines.extend(
+                        clock
+                            .nearest_lines(convention, Some((k % 2) as u8), NEAREST_TRIED)
+                            .into_iter()
+                            .filter(|l| l.clock == k),
+                    );
+                    for line in lines {
+                        if line.moves.len() as u64 > plies {
+                            continue;
+                        }
+                        let Some(end) = line_end(&line, input) else {
+                            continue;
+                        };
+                        let Some(joined) = reacher
+                            .reach(&line.start)
+                            .and_then(|p| join(p, &line, &end))
+                        else {
+                            if reacher.out_of_time() {
+                                break;
+                            }
+                            continue;
+                        };
+                        let fits = padded(&joined, plies, convention).is_some();
+                        proofs.add(joined);
+                        if fits {
+                            break;
+                        }
+                    }
                 }
             }
             Wanted::AtLeast(n) => {
@@ -597,7 +663,7 @@ pub fn certify(
                             lines.push(l);
                         }
                     }
-                    try_lines(lines, &mut proofs, true);
+                    try_lines(&mut reacher, input, lines, &mut proofs, true);
                 }
             }
         }
@@ -635,10 +701,9 @@ pub fn cycle_at(pos: &Position, convention: Convention) -> Option<Cycle> {
         c.legal_moves()
             .into_iter()
             .filter(|m| {
-                !convention.resets(m)
-                    && !m.is_castle()
-                    && m.from().is_some_and(|f| !rights.contains(f))
-                    && !(m.role() == Role::King && king_frozen)
+                let frozen = m.from().is_none_or(|f| rights.contains(f))
+                    || (m.role() == Role::King && king_frozen);
+                !(convention.resets(m) || m.is_castle() || frozen)
             })
             .collect()
     };
@@ -703,39 +768,124 @@ pub fn from_initial(line: &Certificate) -> Option<CertifiedLine> {
 /// plies without changing anything after them.
 const KNIGHT_DANCE: [&str; 4] = ["g1f3", "g8f6", "f3g1", "f6g8"];
 
-/// `line` lengthened to exactly `plies` plies (the knights going out and back at the start,
-/// four plies each time), replayed; None when that cannot give `plies`.
-pub fn padded(line: &CertifiedLine, plies: u64) -> Option<CertifiedLine> {
+/// The knights' dance as moves.
+fn knight_dance() -> Option<Vec<Move>> {
+    let mut pos = Chess::default();
+    let mut moves = Vec::new();
+    for uci in KNIGHT_DANCE {
+        let mv = uci
+            .parse::<shakmaty::uci::UciMove>()
+            .ok()?
+            .to_move(&pos)
+            .ok()?;
+        pos.play_unchecked(mv);
+        moves.push(mv);
+    }
+    Some(moves)
+}
+
+/// `line` lengthened to exactly `plies` plies, replayed: the knights going out and back at the
+/// start add four plies each time, and where two more are needed, each side takes a piece
+/// round a triangle (three moves back to its square) somewhere before the line's last reset.
+/// None when that cannot give `plies`.
+pub fn padded(line: &CertifiedLine, plies: u64, convention: Convention) -> Option<CertifiedLine> {
     let have = line.plies();
     if have == plies {
         return Some(line.clone());
     }
-    if have > plies || (plies - have) % 4 != 0 || plies - have > MAX_EXTENSION_PLIES {
+    if have > plies || plies - have > MAX_EXTENSION_PLIES || !(plies - have).is_multiple_of(2) {
         return None;
     }
-    let dance: Vec<Move> = {
+    let mut moves = line.moves.clone();
+    let mut extra = plies - have;
+    if extra % 4 == 2 {
+        // Before the last reset, so that the clock stays.
+        let before_reset = moves.len().saturating_sub(line.clock as usize + 1);
         let mut pos = Chess::default();
-        let mut moves = Vec::new();
-        for uci in KNIGHT_DANCE {
-            let mv = uci
-                .parse::<shakmaty::uci::UciMove>()
-                .ok()?
-                .to_move(&pos)
-                .ok()?;
+        let mut found = None;
+        for (i, &mv) in moves.iter().enumerate().take(before_reset + 1) {
+            if let Some(triangles) = triangles_at(&pos, convention) {
+                found = Some((i, triangles));
+                break;
+            }
             pos.play_unchecked(mv);
-            moves.push(mv);
         }
-        moves
-    };
-    let mut moves = Vec::with_capacity(plies as usize);
-    for _ in 0..(plies - have) / 4 {
-        moves.extend(dance.iter().copied());
+        let (i, cycle) = found?;
+        moves.splice(i..i, cycle);
+        extra -= 6;
     }
-    moves.extend(line.moves.iter().copied());
-    let san = verify::replay_line(&Position::initial(), &moves, &line.end).ok()?;
+    let dance = knight_dance()?;
+    let mut padded = Vec::with_capacity(plies as usize);
+    for _ in 0..extra / 4 {
+        padded.extend(dance.iter().copied());
+    }
+    padded.extend(moves);
+    let san = verify::replay_line(&Position::initial(), &padded, &line.end).ok()?;
     Some(CertifiedLine {
-        moves,
+        moves: padded,
         san,
         ..line.clone()
     })
+}
+
+/// Six plies from `pos` back to it: each side takes one piece round a triangle of squares
+/// (a king, queen, rook or bishop: three moves), with no capture, pawn move or lost right.
+fn triangles_at(pos: &Chess, convention: Convention) -> Option<Vec<Move>> {
+    let start = Position::from_chess(pos);
+    if start.ep_square.is_some() {
+        return None;
+    }
+    let board = pos.board();
+    let occupied = board.occupied();
+    let rights = pos.castles().castling_rights();
+    let triangles = |color: shakmaty::Color| -> Vec<[Move; 3]> {
+        let mut out = Vec::new();
+        for a in board.by_color(color) & !board.pawns() & !board.knights() {
+            if rights.contains(a) {
+                continue;
+            }
+            let Some(piece) = board.piece_at(a) else {
+                continue;
+            };
+            if piece.role == Role::King && pos.castles().has_color(color) {
+                continue;
+            }
+            let reach = |from: shakmaty::Square, occ: shakmaty::Bitboard| {
+                shakmaty::attacks::attacks(from, piece, occ) & !occ
+            };
+            let without = occupied.without(a);
+            for b in reach(a, occupied) {
+                for c in reach(b, without.with(b)) {
+                    if c == a || !reach(c, without.with(c)).contains(a) {
+                        continue;
+                    }
+                    let step = |from, to| Move::Normal {
+                        role: piece.role,
+                        from,
+                        to,
+                        capture: None,
+                        promotion: None,
+                    };
+                    out.push([step(a, b), step(b, c), step(c, a)]);
+                    if out.len() >= 64 {
+                        return out;
+                    }
+                }
+            }
+        }
+        out
+    };
+    let (ours, theirs) = (triangles(pos.turn()), triangles(!pos.turn()));
+    for w in &ours {
+        for b in &theirs {
+            let moves = vec![w[0], b[0], w[1], b[1], w[2], b[2]];
+            if moves.iter().any(|m| convention.resets(m)) {
+                continue;
+            }
+            if verify::replay_line(&start, &moves, &start).is_ok() {
+                return Some(moves);
+            }
+        }
+    }
+    None
 }

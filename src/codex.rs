@@ -136,7 +136,7 @@ impl fmt::Display for RightsFinding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RightsFinding::Refuted(_) => f.write_str("refuted"),
-            RightsFinding::Shown { certified: true } => f.write_str("proof game"),
+            RightsFinding::Shown { certified: true } => f.write_str("certified"),
             RightsFinding::Shown { certified: false } => f.write_str("witnessed"),
             RightsFinding::Open => f.write_str("open"),
             RightsFinding::Covered => f.write_str("covered"),

@@ -210,6 +210,7 @@ pub fn answer_json(a: &Answer, threads: usize) -> Value {
         "rules": a.rules.name(),
         "verdict": a.verdict.to_string(),
         "likely": a.likely.map(|v| v.to_string()),
+        "unproven": a.unproven,
         "possibly": proven_json(a.possibly),
         "necessarily": proven_json(a.necessarily),
         "witnessed": {
@@ -346,7 +347,8 @@ fn line_text(c: &Certificate, proofs: &Proofs) -> String {
 fn verdict_text(a: &Answer) -> String {
     match (a.verdict, a.likely) {
         (Verdict::Unknown, Some(likely)) => format!(
-            "unknown — likely {likely}: witnessed, the start of the line is not proven legal"
+            "unknown — likely {likely}: {}",
+            a.unproven.as_deref().unwrap_or("witnessed, not proven")
         ),
         (v, _) => v.to_string(),
     }

@@ -152,6 +152,8 @@ pub struct Answer {
     pub verdict: Verdict,
     /// When the verdict is `unknown`: the verdict the witnesses suggest, if any.
     pub likely: Option<Verdict>,
+    /// When the verdict is `unknown` but likely: why it is not proven, in a few words.
+    pub unproven: Option<String>,
     /// Whether the stipulation holds in some legal history.
     pub possibly: Finding,
     /// Whether it holds in every legal history.
@@ -323,6 +325,9 @@ impl Answer {
                     v => Some(v),
                 };
                 self.verdict = Verdict::Unknown;
+                self.unproven = Some(
+                    "it holds for the rights the Codex reading holds, which no game shows".into(),
+                );
                 self.notes.push(
                     "the answer holds for the rights the Codex reading holds, and that reading is only witnessed (no game shows the rights), so it is not proven".into(),
                 );
@@ -777,6 +782,11 @@ pub fn wanted(
     rules: Rules,
 ) -> Vec<crate::certify::Wanted> {
     use crate::certify::Wanted;
+    // Under the premise `at move N` only games of that length count: the general lines are
+    // not asked for (the game that the premise fixes is certified on its own).
+    if stip.at_move().is_some() {
+        return Vec::new();
+    }
     match stip {
         Stipulation::Clock(_) => vec![
             Wanted::Min,
@@ -795,10 +805,17 @@ pub fn wanted(
             Some(t) => vec![Wanted::Min, Wanted::AtLeast(t)],
             None => Vec::new(),
         },
-        Stipulation::Fen => match input.halfmove_clock {
-            Field::Known(c) => vec![Wanted::Value(c), Wanted::Min],
-            Field::Unknown => vec![Wanted::Any],
-        },
+        Stipulation::Fen => {
+            let plies = input
+                .fullmove
+                .known()
+                .map(|f| MoveNumber(f).plies_before(input.turn));
+            match (input.halfmove_clock, plies) {
+                (Field::Known(c), Some(plies)) => vec![Wanted::ValueAt(c, plies), Wanted::Min],
+                (Field::Known(c), None) => vec![Wanted::Value(c), Wanted::Min],
+                (Field::Unknown, _) => vec![Wanted::Any],
+            }
+        }
         Stipulation::Legal | Stipulation::Castling => vec![Wanted::Any],
         Stipulation::Last(_) | Stipulation::ProofGame(_) => Vec::new(),
     }
@@ -1022,7 +1039,7 @@ pub fn decide(
                             && p == Finding::Proven(true)
                         {
                             let plies = MoveNumber(f).plies_before(input.turn);
-                            certified = certified.and_then(|l| crate::certify::padded(&l, plies));
+                            certified = proofs.line_with(c, plies, rules.convention());
                             if certified.is_none() {
                                 p = Finding::Witnessed(true);
                                 notes.push(format!(
@@ -1042,9 +1059,12 @@ pub fn decide(
                         Standing::Undecided => Finding::Open,
                     };
                     certified = proofs.lines.first().cloned();
-                    if let (Some(f), Some(line)) = (input.fullmove.known(), &certified) {
+                    if let Some(f) = input.fullmove.known() {
                         let plies = MoveNumber(f).plies_before(input.turn);
-                        certified = crate::certify::padded(line, plies);
+                        certified = proofs
+                            .lines
+                            .iter()
+                            .find_map(|l| crate::certify::padded(l, plies, rules.convention()));
                     }
                     let p = match p {
                         Finding::Proven(true) if certified.is_none() => Finding::Witnessed(true),
@@ -1133,9 +1153,30 @@ pub fn decide(
         verdict = Verdict::Illegal;
         likely = None;
     }
+    let mut unproven = None;
     if verdict == Verdict::Unknown && likely.is_some() {
-        notes.push(witness_note(&certificate, &proofs));
+        if certificate.as_ref().is_none_or(|c| !proofs.covers(c)) {
+            notes.push(witness_note(&certificate, &proofs));
+            unproven = Some("witnessed, the start of the line is not proven legal".to_string());
+        } else {
+            unproven = Some(
+                "the lines are certified, but not a game of the length the question needs"
+                    .to_string(),
+            );
+        }
     }
+    // Under a premise, what is certified is the game of that length (when the clock counts
+    // every ply), not the lines of other lengths.
+    let proofs = match &histories {
+        Histories::Game(g) => {
+            let mut only = Proofs::default();
+            if let Some(line) = g.exact().then(|| g.certified()).flatten() {
+                only.add(line);
+            }
+            only
+        }
+        Histories::All(..) => proofs,
+    };
     let clock = match at_move_clock {
         Some(values) => values.apply(clock),
         None => clock,
@@ -1145,6 +1186,7 @@ pub fn decide(
         rules,
         verdict,
         likely,
+        unproven,
         possibly,
         necessarily,
         claim,

@@ -70,7 +70,10 @@ impl<'a> Exec<'a> {
                 return true;
             }
             if *super::game::TRACE {
-                let fen = shakmaty::fen::Fen::from_position(&self.game.pos, shakmaty::EnPassantMode::Legal);
+                let fen = shakmaty::fen::Fen::from_position(
+                    &self.game.pos,
+                    shakmaty::EnPassantMode::Legal,
+                );
                 eprintln!("step at {fen}");
             }
             // A position met again: the steps go round in circles; the exact search may still
@@ -186,7 +189,13 @@ impl<'a> Exec<'a> {
     fn find(&self, spec: &RouteSpec, rules: &WaitRules) -> Option<Route> {
         let r = route(&self.game.pos, spec, rules, self.limits);
         if *super::game::TRACE {
-            eprintln!("    route {} -> {:?} capture {} : {}", spec.from, spec.accept.into_iter().collect::<Vec<_>>(), spec.capture, r.is_some());
+            eprintln!(
+                "    route {} -> {:?} capture {} : {}",
+                spec.from,
+                spec.accept.into_iter().collect::<Vec<_>>(),
+                spec.capture,
+                r.is_some()
+            );
         }
         r
     }
@@ -195,8 +204,15 @@ impl<'a> Exec<'a> {
     /// final square and can step back at once.
     fn apply(&mut self, r: &Route) {
         if *super::game::TRACE {
-            let fen = shakmaty::fen::Fen::from_position(&self.game.pos, shakmaty::EnPassantMode::Legal);
-            eprintln!("  {fen}  + {:?}", r.moves.iter().map(|m| shakmaty::uci::UciMove::from_standard(*m).to_string()).collect::<Vec<_>>());
+            let fen =
+                shakmaty::fen::Fen::from_position(&self.game.pos, shakmaty::EnPassantMode::Legal);
+            eprintln!(
+                "  {fen}  + {:?}",
+                r.moves
+                    .iter()
+                    .map(|m| shakmaty::uci::UciMove::from_standard(*m).to_string())
+                    .collect::<Vec<_>>()
+            );
         }
         for &m in &r.moves {
             self.game.play(m);
@@ -286,7 +302,11 @@ impl<'a> Exec<'a> {
         let mut ready: Vec<(u32, Unit, Vec<Unit>)> = Vec::new();
         for color in self.sides() {
             for u in self.pawns_with_work(color) {
-                if self.pawn_move(u).or_else(|| self.pawn_move_after_wait(u)).is_some() {
+                if self
+                    .pawn_move(u)
+                    .or_else(|| self.pawn_move_after_wait(u))
+                    .is_some()
+                {
                     let (damage, shut) = self.door_damage(u);
                     ready.push((damage, u, shut));
                 }
@@ -367,8 +387,18 @@ impl<'a> Exec<'a> {
                 let mut o = if with { fixed.with(to) } else { fixed };
                 if role == Role::King {
                     let board = self.game.pos.board();
-                    for sq in fixed_pawns | if with { Bitboard::from_square(to) } else { Bitboard::EMPTY } {
-                        let pawn_color = if sq == to { mover } else { board.color_at(sq).unwrap_or(mover) };
+                    for sq in fixed_pawns
+                        | if with {
+                            Bitboard::from_square(to)
+                        } else {
+                            Bitboard::EMPTY
+                        }
+                    {
+                        let pawn_color = if sq == to {
+                            mover
+                        } else {
+                            board.color_at(sq).unwrap_or(mover)
+                        };
                         if pawn_color != color {
                             o |= attacks::pawn_attacks(pawn_color, sq);
                         }
@@ -376,7 +406,8 @@ impl<'a> Exec<'a> {
                 }
                 o.without(at).without(d.square)
             };
-            let cost = |with: bool| piece_distance(role, at, d.square, obstacles(with)).unwrap_or(30);
+            let cost =
+                |with: bool| piece_distance(role, at, d.square, obstacles(with)).unwrap_or(30);
             let worse = cost(true).saturating_sub(cost(false));
             if worse > 0 {
                 damage += worse;
@@ -457,7 +488,8 @@ impl<'a> Exec<'a> {
         let to = *self.path_ahead(u).first()?;
         let board = self.game.pos.board();
         let between = attacks::between(from, to);
-        if from.file() == to.file() && (board.occupied() & (between | Bitboard::from_square(to))).any()
+        if from.file() == to.file()
+            && (board.occupied() & (between | Bitboard::from_square(to))).any()
         {
             return None;
         }
@@ -480,7 +512,8 @@ impl<'a> Exec<'a> {
         let from = self.game.square_of(u).expect("alive");
         let board = self.game.pos.board().clone();
         if from.file() == to.file() {
-            let blocker = (attacks::between(from, to) | Bitboard::from_square(to)) & board.occupied();
+            let blocker =
+                (attacks::between(from, to) | Bitboard::from_square(to)) & board.occupied();
             let Some(b) = (if color_of(u).is_white() {
                 blocker.first()
             } else {
@@ -521,7 +554,9 @@ impl<'a> Exec<'a> {
                 }
             }
             let mut spec = RouteSpec::to(at, Bitboard::from_square(sq));
-            spec.max_moves = best.as_ref().map_or(16, |b| (b.moves.len() as u32).div_ceil(2));
+            spec.max_moves = best
+                .as_ref()
+                .map_or(16, |b| (b.moves.len() as u32).div_ceil(2));
             if let Some(r) = self.find(&spec, &rules)
                 && best.as_ref().is_none_or(|b| r.moves.len() < b.moves.len())
             {
@@ -725,13 +760,16 @@ impl<'a> Exec<'a> {
             if quick && (paths.contains(d.square) || self.game.unit_at(d.square).is_some()) {
                 continue;
             }
-            if self.aside == Some(u) && self.focus.is_some_and(|f| self.game.alive(f) && !self.placed(f)) {
+            if self.aside == Some(u)
+                && self
+                    .focus
+                    .is_some_and(|f| self.game.alive(f) && !self.placed(f))
+            {
                 continue;
             }
-            let enclosed = (attacks::king_attacks(d.square) & self.target.board.occupied()).count()
-                as u32
-                + 8
-                - attacks::king_attacks(d.square).count() as u32;
+            let enclosed =
+                (attacks::king_attacks(d.square) & self.target.board.occupied()).count() as u32 + 8
+                    - attacks::king_attacks(d.square).count() as u32;
             let side = u32::from(color_of(u) != stm);
             let first = u32::from(self.focus != Some(u));
             units.push((first * 1000 + side * 100 + (20 - enclosed), u));
@@ -795,7 +833,8 @@ impl<'a> Exec<'a> {
             return Bitboard::EMPTY;
         }
         let color = color_of(u);
-        let rights = self.game.pos.castles().castling_rights() & Bitboard::from_rank(color.backrank());
+        let rights =
+            self.game.pos.castles().castling_rights() & Bitboard::from_rank(color.backrank());
         rights
             .into_iter()
             .filter(|&rook| {
@@ -864,9 +903,8 @@ impl<'a> Exec<'a> {
     /// Everything is on its square but the side to move or a few units are wrong: an exact
     /// search finishes.
     fn finish(&mut self) -> bool {
-        let pending = (0..UNITS as Unit).any(|u| {
-            self.game.alive(u) && (self.plan.doomed(u) || !self.path_ahead(u).is_empty())
-        });
+        let pending = (0..UNITS as Unit)
+            .any(|u| self.game.alive(u) && (self.plan.doomed(u) || !self.path_ahead(u).is_empty()));
         if pending {
             return false;
         }

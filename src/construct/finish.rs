@@ -207,7 +207,11 @@ impl Search<'_> {
             }
             let mut next = pos.clone();
             next.play_unchecked(m);
-            if !self.target.castling.is_subset(next.castles().castling_rights()) {
+            if !self
+                .target
+                .castling
+                .is_subset(next.castles().castling_rights())
+            {
                 continue;
             }
             let b = self.bound(&next);

@@ -234,7 +234,9 @@ mod tests {
     #[test]
     fn units_follow_moves_captures_and_castling() {
         let mut game = Game::new();
-        let uci = ["e2e4", "d7d5", "e4d5", "d8d5", "g1f3", "d5e4", "f1e2", "e4e2", "e1e2"];
+        let uci = [
+            "e2e4", "d7d5", "e4d5", "d8d5", "g1f3", "d5e4", "f1e2", "e4e2", "e1e2",
+        ];
         for u in uci {
             let m = u
                 .parse::<shakmaty::uci::UciMove>()

@@ -50,8 +50,7 @@ use std::{
 };
 
 use shakmaty::{
-    Chess, Color, EnPassantMode, Move, Position as _, Rank, Role, Square,
-    zobrist::Zobrist64,
+    Chess, Color, EnPassantMode, Move, Position as _, Rank, Role, Square, zobrist::Zobrist64,
 };
 
 use crate::{
