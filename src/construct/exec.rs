@@ -728,6 +728,9 @@ impl<'a> Exec<'a> {
             if self.aside == Some(u) && self.focus.is_some_and(|f| self.game.alive(f) && !self.placed(f)) {
                 continue;
             }
+            if self.waits_for_castling(u) {
+                continue;
+            }
             let enclosed = (attacks::king_attacks(d.square) & self.target.board.occupied()).count()
                 as u32
                 + 8
@@ -737,6 +740,15 @@ impl<'a> Exec<'a> {
             units.push((first * 1000 + side * 100 + (20 - enclosed), u));
         }
         units.sort();
+        // Units whose arrival would seal another unit's final square off wait (first pass).
+        let sealing: Vec<Unit> = units
+            .iter()
+            .map(|&(_, u)| u)
+            .filter(|&u| self.seals(u, &units))
+            .collect();
+        if sealing.len() < units.len() {
+            units.retain(|(_, u)| !sealing.contains(u));
+        }
         let rules = self.wait_rules();
         for &(_, u) in &units {
             let d = self.dest(u).expect("a destination");
@@ -787,6 +799,50 @@ impl<'a> Exec<'a> {
             }
         }
         false
+    }
+
+    /// Whether `u` on its final square would cut another of `units` off from its own final
+    /// square (around the pawns, the frozen units and the units already home; a king also off
+    /// the squares enemy pawns attack), where it is not cut off now.
+    fn seals(&self, u: Unit, units: &[(u32, Unit)]) -> bool {
+        let Some(du) = self.dest(u) else { return false };
+        let board = self.game.pos.board();
+        let mut walls = board.pawns() | self.frozen_squares();
+        for p in 0..UNITS as Unit {
+            if self.placed(p) {
+                walls |= self.game.square_of(p).map_or(Bitboard::EMPTY, Bitboard::from_square);
+            }
+        }
+        units.iter().any(|&(_, w)| {
+            if w == u {
+                return false;
+            }
+            let (Some(dw), Some(at), Some(role)) =
+                (self.dest(w), self.game.square_of(w), self.game.role_of(w))
+            else {
+                return false;
+            };
+            let mut o = walls;
+            if role == Role::King {
+                for sq in board.pawns() & board.by_color(!color_of(w)) {
+                    o |= attacks::pawn_attacks(!color_of(w), sq);
+                }
+            }
+            let o = o.without(at).without(dw.square);
+            piece_distance(role, at, dw.square, o).is_some()
+                && piece_distance(role, at, dw.square, o.with(du.square)).is_none()
+        })
+    }
+
+    /// Whether `u` is a rook that castling will put on its final square: its king, not yet on
+    /// its own final square, goes first (by castling).
+    fn waits_for_castling(&self, u: Unit) -> bool {
+        let color = color_of(u);
+        let Some(king) = units_of(color).find(|&k| self.game.role_of(k) == Some(Role::King)) else {
+            return false;
+        };
+        !self.placed(king)
+            && self.game.square_of(u).is_some_and(|sq| self.castles_for(king).contains(sq))
     }
 
     /// Castling moves `u` (a king) may use: those that put the rook on its final square.
