@@ -193,10 +193,10 @@ impl<'a> Exec<'a> {
 
     /// Plays a route, then brings the waiting unit back to its square when it stood on its
     /// final square and can step back at once.
-    fn apply(&mut self, r: &Route) {
+    fn apply(&mut self, r: &Route, why: &str) {
         if *super::game::TRACE {
             let fen = shakmaty::fen::Fen::from_position(&self.game.pos, shakmaty::EnPassantMode::Legal);
-            eprintln!("  {fen}  + {:?}", r.moves.iter().map(|m| shakmaty::uci::UciMove::from_standard(*m).to_string()).collect::<Vec<_>>());
+            eprintln!("  {why}: {fen}  + {:?}", r.moves.iter().map(|m| shakmaty::uci::UciMove::from_standard(*m).to_string()).collect::<Vec<_>>());
         }
         for &m in &r.moves {
             self.game.play(m);
@@ -260,7 +260,7 @@ impl<'a> Exec<'a> {
             let mut spec = RouteSpec::to(sq, !Bitboard::from_square(sq) & !occupied);
             spec.max_moves = 1;
             if let Some(r) = self.find(&spec, &self.wait_rules()) {
-                self.apply(&r);
+                self.apply(&r, "round_trips");
                 self.round_trip &= !(1 << u);
                 return true;
             }
@@ -310,7 +310,7 @@ impl<'a> Exec<'a> {
                 continue;
             }
             for &p in shut {
-                if self.place(p) {
+                if self.place(p) || self.open_way(p) {
                     return true;
                 }
             }
@@ -339,17 +339,8 @@ impl<'a> Exec<'a> {
             return (0, Vec::new());
         }
         let to = ahead[0];
-        let mut fixed = self.frozen_squares();
-        let mut fixed_pawns = Bitboard::EMPTY;
-        for p in 0..UNITS as Unit {
-            if self.game.role_of(p) == Some(Role::Pawn)
-                && !self.plan.doomed(p)
-                && self.path_ahead(p).is_empty()
-            {
-                fixed_pawns.add(self.game.square_of(p).expect("alive"));
-            }
-        }
-        fixed |= fixed_pawns;
+        let fixed_pawns = self.fixed_pawns();
+        let fixed = self.walled_in(fixed_pawns.with(to)) | fixed_pawns;
         let mover = color_of(u);
         let mut damage = 0;
         let mut shut = Vec::new();
@@ -386,6 +377,65 @@ impl<'a> Exec<'a> {
         (damage, shut)
     }
 
+    /// Moves aside the first unit on `p`'s way to its final square (once per unit and target).
+    fn open_way(&mut self, p: Unit) -> bool {
+        let (Some(d), Some(at), Some(role)) =
+            (self.dest(p), self.game.square_of(p), self.game.role_of(p))
+        else {
+            return false;
+        };
+        match self.first_blocker(role, at, d.square) {
+            Some((b, path)) => {
+                let blocker = self.game.unit_at(b);
+                if self.clear(b, path) {
+                    self.focus = Some(p);
+                    self.aside = blocker;
+                    true
+                } else {
+                    false
+                }
+            }
+            None => false,
+        }
+    }
+
+    /// The squares of the pawns that stand on their final squares.
+    fn fixed_pawns(&self) -> Bitboard {
+        (0..UNITS as Unit)
+            .filter(|&p| {
+                self.game.role_of(p) == Some(Role::Pawn)
+                    && !self.plan.doomed(p)
+                    && self.path_ahead(p).is_empty()
+            })
+            .filter_map(|p| self.game.square_of(p))
+            .collect()
+    }
+
+    /// The frozen units and the units on their final squares that cannot move at all for
+    /// `walls` and each other (a bishop at home behind its unmoved pawns): they never move
+    /// again.
+    fn walled_in(&self, walls: Bitboard) -> Bitboard {
+        let mut fixed = walls | self.frozen_squares();
+        loop {
+            let mut grown = fixed;
+            for p in 0..UNITS as Unit {
+                let (Some(sq), Some(role)) = (self.game.square_of(p), self.game.role_of(p)) else {
+                    continue;
+                };
+                if role == Role::Pawn || !self.placed(p) || fixed.contains(sq) {
+                    continue;
+                }
+                if (steps(role, sq, fixed) & !fixed).is_empty() {
+                    grown.add(sq);
+                }
+            }
+            if grown == fixed {
+                return fixed & !walls | self.frozen_squares();
+            }
+            fixed = grown;
+        }
+    }
+
     /// Routes `u` to its final square now, if it can go (nothing moved aside).
     fn place(&mut self, u: Unit) -> bool {
         let (Some(d), Some(at)) = (self.dest(u), self.game.square_of(u)) else {
@@ -399,7 +449,7 @@ impl<'a> Exec<'a> {
         let rules = self.wait_rules();
         match self.find(&spec, &rules) {
             Some(r) => {
-                self.apply(&r);
+                self.apply(&r, "place");
                 true
             }
             None => false,
@@ -439,7 +489,7 @@ impl<'a> Exec<'a> {
         let rules = self.wait_rules();
         match self.find(&spec, &rules) {
             Some(r) => {
-                self.apply(&r);
+                self.apply(&r, "direct_pawn_step");
                 self.step[usize::from(u)] += 1;
                 true
             }
@@ -530,7 +580,7 @@ impl<'a> Exec<'a> {
         }
         match best {
             Some(r) => {
-                self.apply(&r);
+                self.apply(&r, "summon_victim");
                 true
             }
             None => false,
@@ -563,7 +613,7 @@ impl<'a> Exec<'a> {
         match found {
             Some(r) => {
                 self.clears += 1;
-                self.apply(&r);
+                self.apply(&r, "clear");
                 true
             }
             None => false,
@@ -604,7 +654,7 @@ impl<'a> Exec<'a> {
                 }
             }
             if let Some((_, r)) = best {
-                self.apply(&r);
+                self.apply(&r, "free_captures");
                 return true;
             }
             // No piece reaches a victim standing still: capturer and victim walk together.
@@ -639,7 +689,7 @@ impl<'a> Exec<'a> {
                 spec.max_moves = 12;
                 spec.max_nodes = 12_000;
                 if let Some(r) = self.find(&spec, &rules) {
-                    self.apply(&r);
+                    self.apply(&r, "meet");
                     return true;
                 }
             }
@@ -679,7 +729,7 @@ impl<'a> Exec<'a> {
             let mut spec = RouteSpec::to(at, reach);
             spec.max_moves = 8;
             if let Some(r) = self.find(&spec, &rules) {
-                self.apply(&r);
+                self.apply(&r, "expose_victim");
                 return true;
             }
         }
@@ -695,7 +745,7 @@ impl<'a> Exec<'a> {
             let mut spec = RouteSpec::to(at, reach & file);
             spec.max_moves = 5;
             if let Some(r) = self.find(&spec, &rules) {
-                self.apply(&r);
+                self.apply(&r, "expose_victim");
                 return true;
             }
         }
@@ -769,7 +819,7 @@ impl<'a> Exec<'a> {
                 spec.max_nodes = 400;
             }
             if let Some(r) = self.find(&spec, &rules) {
-                self.apply(&r);
+                self.apply(&r, "placements");
                 if self.focus == Some(u) {
                     self.focus = None;
                     self.aside = None;
@@ -789,9 +839,9 @@ impl<'a> Exec<'a> {
             let d = self.dest(u).expect("a destination");
             let at = self.game.square_of(u).expect("alive");
             let role = self.game.role_of(u).expect("alive");
-            if let Some(b) = self.first_blocker(role, at, d.square) {
+            if let Some((b, path)) = self.first_blocker(role, at, d.square) {
                 let blocker = self.game.unit_at(b);
-                if self.clear(b, Bitboard::from_square(d.square)) {
+                if self.clear(b, path) {
                     self.focus = Some(u);
                     self.aside = blocker;
                     return true;
@@ -870,10 +920,19 @@ impl<'a> Exec<'a> {
     }
 
     /// The first movable unit on a shortest path of a `role` piece from `from` to `to` when
-    /// units other than pawns and frozen ones are passable.
-    fn first_blocker(&self, role: Role, from: Square, to: Square) -> Option<Square> {
+    /// units other than pawns and frozen ones are passable, and the squares of that path.
+    fn first_blocker(&self, role: Role, from: Square, to: Square) -> Option<(Square, Bitboard)> {
         let board = self.game.pos.board();
-        let hard = board.pawns() | self.frozen_squares();
+        let mut hard = board.pawns() | self.walled_in(board.pawns());
+        if role == Role::King
+            && let Some(color) = board.color_at(from)
+        {
+            for sq in board.pawns() & board.by_color(!color) {
+                hard |= attacks::pawn_attacks(!color, sq);
+            }
+        }
+        hard.discard(from);
+        hard.discard(to);
         // Breadth-first search with parents.
         let mut parent = [u8::MAX; 64];
         let mut seen = Bitboard::from_square(from);
@@ -897,6 +956,7 @@ impl<'a> Exec<'a> {
         }
         // Walk back and collect the squares passed (including the lines between them).
         let mut blockers = Vec::new();
+        let mut passed = Bitboard::from_square(to);
         let mut sq = to;
         while sq != from {
             let p = Square::new(u32::from(parent[sq.to_usize()]));
@@ -905,6 +965,7 @@ impl<'a> Exec<'a> {
             } else {
                 attacks::between(p, sq)
             };
+            passed |= line | Bitboard::from_square(sq);
             for b in line | Bitboard::from_square(sq) {
                 if board.occupied().contains(b) && b != to {
                     blockers.push(b);
@@ -912,7 +973,7 @@ impl<'a> Exec<'a> {
             }
             sq = p;
         }
-        blockers.last().copied()
+        blockers.last().map(|&b| (b, passed))
     }
 
     // ---- The end ----------------------------------------------------------------------------
