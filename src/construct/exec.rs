@@ -25,6 +25,22 @@ const MAX_PLIES: usize = 3000;
 /// At most this many units moved aside in one construction.
 const MAX_CLEARS: u32 = 150;
 
+/// How many squares a `role` piece on `from` can reach around `walls` (at most 64).
+fn reach_count(role: Role, from: Square, walls: Bitboard) -> u32 {
+    let mut seen = Bitboard::from_square(from);
+    let mut frontier = seen;
+    while frontier.any() {
+        let mut next = Bitboard::EMPTY;
+        for sq in frontier {
+            next |= steps(role, sq, walls);
+        }
+        next &= !seen & !walls;
+        seen |= next;
+        frontier = next;
+    }
+    seen.count() as u32
+}
+
 /// A plan being carried out.
 pub(super) struct Exec<'a> {
     plan: &'a Plan,
@@ -387,6 +403,9 @@ impl<'a> Exec<'a> {
         match self.first_blocker(role, at, d.square) {
             Some((b, path)) => {
                 let blocker = self.game.unit_at(b);
+                if blocker.is_some_and(|v| self.plan.doomed(v)) && self.kill(b) {
+                    return true;
+                }
                 if self.clear(b, path) {
                     self.focus = Some(p);
                     self.aside = blocker;
@@ -601,12 +620,23 @@ impl<'a> Exec<'a> {
         }
         let rules = self.wait_rules();
         let occupied = self.game.pos.board().occupied();
-        let park = !occupied & !rules.reserved & !avoid;
+        let role = self.game.role_of(u).expect("alive");
+        // Not into a pocket that the pawns still to come will close.
+        let walls = self.fixed_pawns()
+            | self.walled_in(self.fixed_pawns())
+            | (0..UNITS as Unit)
+                .flat_map(|p| self.path_ahead(p).iter().copied())
+                .collect::<Bitboard>();
+        let pockets: Bitboard = (!occupied)
+            .into_iter()
+            .filter(|&p| reach_count(role, p, walls) < 6)
+            .collect();
+        let park = !occupied & !rules.reserved & !avoid & !pockets;
         let mut spec = RouteSpec::to(sq, park);
         spec.max_moves = 6;
         let found = self.find(&spec, &rules).or_else(|| {
             // Anywhere off the square, then.
-            let mut spec = RouteSpec::to(sq, !occupied & !avoid & !Bitboard::from_square(sq));
+            let mut spec = RouteSpec::to(sq, !occupied & !avoid & !pockets & !Bitboard::from_square(sq));
             spec.max_moves = 3;
             self.find(&spec, &rules)
         });
@@ -667,6 +697,46 @@ impl<'a> Exec<'a> {
             }
         }
         false
+    }
+
+    /// Captures the doomed unit on `sq` (a blocker) with a piece of the other side, if the
+    /// pawns can spare it.
+    fn kill(&mut self, sq: Square) -> bool {
+        let Some(v) = self.game.unit_at(sq) else {
+            return false;
+        };
+        let color = !color_of(v);
+        let spare = units_of(!color)
+            .filter(|&w| self.game.alive(w) && self.plan.doomed(w))
+            .count();
+        if spare <= self.captures_ahead(color) {
+            return false;
+        }
+        let rules = self.wait_rules();
+        let mut best: Option<Route> = None;
+        for c in units_of(color) {
+            let Some(at) = self.game.square_of(c) else {
+                continue;
+            };
+            if self.plan.is_frozen(c) || self.game.role_of(c) == Some(Role::Pawn) {
+                continue;
+            }
+            let mut spec = RouteSpec::capture(at, Bitboard::from_square(sq));
+            spec.keep = Bitboard::from_square(sq);
+            spec.max_moves = best.as_ref().map_or(10, |b| (b.moves.len() as u32).div_ceil(2));
+            if let Some(r) = self.find(&spec, &rules)
+                && best.as_ref().is_none_or(|b| r.moves.len() < b.moves.len())
+            {
+                best = Some(r);
+            }
+        }
+        match best {
+            Some(r) => {
+                self.apply(&r, "kill");
+                true
+            }
+            None => self.meet(color, &[v]),
+        }
     }
 
     /// One of `color`'s pieces captures one of `victims` while the victim walks toward it (a
@@ -841,6 +911,9 @@ impl<'a> Exec<'a> {
             let role = self.game.role_of(u).expect("alive");
             if let Some((b, path)) = self.first_blocker(role, at, d.square) {
                 let blocker = self.game.unit_at(b);
+                if blocker.is_some_and(|v| self.plan.doomed(v)) && self.kill(b) {
+                    return true;
+                }
                 if self.clear(b, path) {
                     self.focus = Some(u);
                     self.aside = blocker;
@@ -923,7 +996,13 @@ impl<'a> Exec<'a> {
     /// units other than pawns and frozen ones are passable, and the squares of that path.
     fn first_blocker(&self, role: Role, from: Square, to: Square) -> Option<(Square, Bitboard)> {
         let board = self.game.pos.board();
-        let mut hard = board.pawns() | self.walled_in(board.pawns());
+        // Pawns that are captured later are no walls: they can be taken out of the way.
+        let doomed_pawns: Bitboard = (0..UNITS as Unit)
+            .filter(|&p| self.plan.doomed(p) && self.game.role_of(p) == Some(Role::Pawn))
+            .filter_map(|p| self.game.square_of(p))
+            .collect();
+        let pawns = board.pawns() & !doomed_pawns;
+        let mut hard = pawns | self.walled_in(pawns);
         if role == Role::King
             && let Some(color) = board.color_at(from)
         {
