@@ -191,8 +191,26 @@ impl<'a> Exec<'a> {
             .filter(|&u| !self.placed(u))
             .filter_map(|u| self.game.square_of(u))
             .collect();
+        // Kings and rooks keep their castling rights while waiting (castling may still place
+        // them), unless they are to lose them anyway.
+        let rights = self.game.pos.castles().castling_rights();
+        let mut keep = rights;
+        for color in Color::ALL {
+            if (rights & Bitboard::from_rank(color.backrank())).any()
+                && let Some(k) = self.game.pos.board().king_of(color)
+            {
+                keep.add(k);
+            }
+        }
+        for u in 0..UNITS as Unit {
+            if self.round_trip >> u & 1 != 0
+                && let Some(sq) = self.game.square_of(u)
+            {
+                keep.discard(sq);
+            }
+        }
         WaitRules {
-            frozen: self.frozen_squares(),
+            frozen: self.frozen_squares() | keep,
             loose,
             reserved: self.reserved(),
         }
@@ -860,11 +878,12 @@ impl<'a> Exec<'a> {
             units.push((first * 1000 + side * 100 + (20 - enclosed), u));
         }
         units.sort();
-        // Units whose arrival would seal another unit's final square off wait (first pass).
+        // Units whose arrival would seal another unit's final square off wait (first pass), and
+        // so does a king that will castle once its own units have left the squares between.
         let sealing: Vec<Unit> = units
             .iter()
             .map(|&(_, u)| u)
-            .filter(|&u| self.seals(u, &units))
+            .filter(|&u| self.seals(u, &units) || self.will_castle(u))
             .collect();
         if sealing.len() < units.len() {
             units.retain(|(_, u)| !sealing.contains(u));
@@ -966,6 +985,29 @@ impl<'a> Exec<'a> {
         };
         !self.placed(king)
             && self.game.square_of(u).is_some_and(|sq| self.castles_for(king).contains(sq))
+    }
+
+    /// Whether `u` is a king whose final square castling reaches, with the rook going to its own
+    /// final square, once the units of its side between them (none of them home there) leave.
+    fn will_castle(&self, u: Unit) -> bool {
+        let (Some(d), Some(at)) = (self.dest(u), self.game.square_of(u)) else {
+            return false;
+        };
+        let board = self.game.pos.board();
+        self.castles_for(u).into_iter().any(|rook| {
+            let king_to = super::route::landing(Move::Castle { king: at, rook });
+            if king_to != d.square {
+                return false;
+            }
+            let between = attacks::between(at, rook);
+            let blockers = between & board.occupied();
+            blockers.any()
+                && blockers.into_iter().all(|b| {
+                    self.game.unit_at(b).is_some_and(|w| {
+                        color_of(w) == color_of(u) && !self.placed(w) && !self.plan.is_frozen(w)
+                    })
+                })
+        })
     }
 
     /// Castling moves `u` (a king) may use: those that put the rook on its final square.
