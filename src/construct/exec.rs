@@ -1010,16 +1010,23 @@ impl<'a> Exec<'a> {
         })
     }
 
-    /// Castling moves `u` (a king) may use: those that put the rook on its final square.
+    /// Castling moves `u` (a king) may use: those that put the king or the rook on its final
+    /// square (a rook castled elsewhere walks on later).
     fn castles_for(&self, u: Unit) -> Bitboard {
         if self.game.role_of(u) != Some(Role::King) {
             return Bitboard::EMPTY;
         }
         let color = color_of(u);
+        let (Some(at), Some(d)) = (self.game.square_of(u), self.dest(u)) else {
+            return Bitboard::EMPTY;
+        };
         let rights = self.game.pos.castles().castling_rights() & Bitboard::from_rank(color.backrank());
         rights
             .into_iter()
             .filter(|&rook| {
+                if super::route::landing(Move::Castle { king: at, rook }) == d.square {
+                    return true;
+                }
                 let file = if rook.file() > shakmaty::File::E {
                     shakmaty::File::F
                 } else {
