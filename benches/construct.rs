@@ -10,7 +10,7 @@
 //! quick run.
 
 #[path = "../tests/common/mod.rs"]
-#[allow(dead_code, unused_imports)]
+#[allow(unused_imports)]
 mod common;
 
 use std::hint::black_box;
@@ -25,8 +25,8 @@ use common::corpus::sample_positions;
 use common::positions::sparse_positions;
 
 /// The seeds of the sets (the same as `tests/construct.rs`).
-const SPARSE_SEED: u64 = 0xC0_57_0001;
-const CORPUS_SEED: u64 = 0xC0_57_0002;
+const SPARSE_SEED: u64 = 0xC057_0001;
+const CORPUS_SEED: u64 = 0xC057_0002;
 /// The time each position is given.
 const SECONDS: f64 = 5.0;
 
@@ -56,8 +56,14 @@ fn measure(name: &str, targets: &[Position]) -> f64 {
     times.sort();
     plies.sort();
     let rate = 100.0 * times.len() as f64 / targets.len().max(1) as f64;
-    let median = times.get(times.len() / 2).copied().unwrap_or(Duration::ZERO);
-    let p90 = times.get(times.len() * 9 / 10).copied().unwrap_or(Duration::ZERO);
+    let median = times
+        .get(times.len() / 2)
+        .copied()
+        .unwrap_or(Duration::ZERO);
+    let p90 = times
+        .get(times.len() * 9 / 10)
+        .copied()
+        .unwrap_or(Duration::ZERO);
     println!(
         "{name}: {}/{} built ({rate:.1} %), median {:.1} ms, 90th percentile {:.1} ms, \
          median game {} plies, {:.1} s in all",
@@ -109,7 +115,10 @@ const TARGETS: &[(&str, &str)] = &[
         "r3k2r/pppq1ppp/2npbn2/2b1p3/2B1P3/2NPBN2/PPPQ1PPP/R3K2R w KQkq -",
     ),
     ("three white queens", "k7/8/8/8/8/8/8/1QQQK3 w - -"),
-    ("rook ending with pawns", "6k1/5ppp/8/8/8/8/5PPP/3R2K1 b - -"),
+    (
+        "rook ending with pawns",
+        "6k1/5ppp/8/8/8/8/5PPP/3R2K1 b - -",
+    ),
 ];
 
 fn bench(c: &mut Criterion) {

@@ -21,9 +21,9 @@ use common::oracle::fen_without_clocks;
 use common::positions::{game_positions, sparse_positions};
 
 /// The seed of the sparse set (positions with at most 8 units and their reset predecessors).
-const SPARSE_SEED: u64 = 0xC0_57_0001;
+const SPARSE_SEED: u64 = 0xC057_0001;
 /// The seed of the corpus sample.
-const CORPUS_SEED: u64 = 0xC0_57_0002;
+const CORPUS_SEED: u64 = 0xC057_0002;
 /// The time each position is given.
 const SECONDS: f64 = 5.0;
 
@@ -84,7 +84,10 @@ impl Rate {
     }
 
     fn median(&self) -> Duration {
-        self.times.get(self.times.len() / 2).copied().unwrap_or_default()
+        self.times
+            .get(self.times.len() / 2)
+            .copied()
+            .unwrap_or_default()
     }
 
     fn report(&self, name: &str) {
@@ -156,15 +159,26 @@ fn an_illegal_position_is_not_built() {
 fn rates_on_the_first_positions_of_each_set() {
     let sparse = Rate::of(&sparse_set(25), SECONDS);
     sparse.report("sparse positions and their reset predecessors");
-    assert!(sparse.percent() >= 95.0, "sparse rate {:.1} %", sparse.percent());
+    assert!(
+        sparse.percent() >= 95.0,
+        "sparse rate {:.1} %",
+        sparse.percent()
+    );
     let Some(corpus) = sample_positions(30, CORPUS_SEED) else {
-        println!("skipped: corpus not found at {}", common::corpus::corpus_root().display());
+        println!(
+            "skipped: corpus not found at {}",
+            common::corpus::corpus_root().display()
+        );
         return;
     };
     let targets: Vec<Position> = corpus.iter().map(of_setup).collect();
     let rate = Rate::of(&targets, SECONDS);
     rate.report("corpus positions");
-    assert!(rate.percent() >= 80.0, "corpus rate {:.1} %", rate.percent());
+    assert!(
+        rate.percent() >= 80.0,
+        "corpus rate {:.1} %",
+        rate.percent()
+    );
 }
 
 /// The full sets: `RETROCLOCK_SPARSE` (200) sparse positions with their reset predecessors and
@@ -180,9 +194,11 @@ fn rates_on_the_full_sets() {
     };
     let sparse = Rate::of(&sparse_set(n("RETROCLOCK_SPARSE", 200)), SECONDS);
     sparse.report("sparse positions and their reset predecessors");
-    let Some(corpus) = sample_positions(n("RETROCLOCK_CORPUS_POSITIONS", 1000), CORPUS_SEED)
-    else {
-        println!("skipped: corpus not found at {}", common::corpus::corpus_root().display());
+    let Some(corpus) = sample_positions(n("RETROCLOCK_CORPUS_POSITIONS", 1000), CORPUS_SEED) else {
+        println!(
+            "skipped: corpus not found at {}",
+            common::corpus::corpus_root().display()
+        );
         return;
     };
     let targets: Vec<Position> = corpus.iter().map(of_setup).collect();
@@ -193,7 +209,7 @@ fn rates_on_the_full_sets() {
 
 /// Positions of random games, by index into a seeded set.
 fn random_game_position(index: usize) -> Position {
-    let positions = game_positions(200, 0xC0_57_0003);
+    let positions = game_positions(200, 0xC057_0003);
     of_setup(&positions[index % positions.len()])
 }
 
@@ -220,7 +236,10 @@ fn the_sets_are_fixed_and_distinct() {
     let b = sparse_positions(10, 8, SPARSE_SEED);
     assert_eq!(a.len(), 10);
     for (x, y) in a.iter().zip(&b) {
-        assert_eq!(fen_without_clocks(&x.position), fen_without_clocks(&y.position));
+        assert_eq!(
+            fen_without_clocks(&x.position),
+            fen_without_clocks(&y.position)
+        );
         assert!(x.position.board.occupied().count() <= 8);
     }
 }

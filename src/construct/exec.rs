@@ -86,7 +86,10 @@ impl<'a> Exec<'a> {
                 return true;
             }
             if *super::game::TRACE {
-                let fen = shakmaty::fen::Fen::from_position(&self.game.pos, shakmaty::EnPassantMode::Legal);
+                let fen = shakmaty::fen::Fen::from_position(
+                    &self.game.pos,
+                    shakmaty::EnPassantMode::Legal,
+                );
                 eprintln!("step at {fen}");
             }
             // A position met again: the steps go round in circles; the exact search may still
@@ -220,7 +223,13 @@ impl<'a> Exec<'a> {
     fn find(&self, spec: &RouteSpec, rules: &WaitRules) -> Option<Route> {
         let r = route(&self.game.pos, spec, rules, self.limits);
         if *super::game::TRACE {
-            eprintln!("    route {} -> {:?} capture {} : {}", spec.from, spec.accept.into_iter().collect::<Vec<_>>(), spec.capture, r.is_some());
+            eprintln!(
+                "    route {} -> {:?} capture {} : {}",
+                spec.from,
+                spec.accept.into_iter().collect::<Vec<_>>(),
+                spec.capture,
+                r.is_some()
+            );
         }
         r
     }
@@ -229,8 +238,15 @@ impl<'a> Exec<'a> {
     /// final square and can step back at once.
     fn apply(&mut self, r: &Route, why: &str) {
         if *super::game::TRACE {
-            let fen = shakmaty::fen::Fen::from_position(&self.game.pos, shakmaty::EnPassantMode::Legal);
-            eprintln!("  {why}: {fen}  + {:?}", r.moves.iter().map(|m| shakmaty::uci::UciMove::from_standard(*m).to_string()).collect::<Vec<_>>());
+            let fen =
+                shakmaty::fen::Fen::from_position(&self.game.pos, shakmaty::EnPassantMode::Legal);
+            eprintln!(
+                "  {why}: {fen}  + {:?}",
+                r.moves
+                    .iter()
+                    .map(|m| shakmaty::uci::UciMove::from_standard(*m).to_string())
+                    .collect::<Vec<_>>()
+            );
         }
         for &m in &r.moves {
             self.game.play(m);
@@ -320,7 +336,11 @@ impl<'a> Exec<'a> {
         let mut ready: Vec<(u32, Unit, Vec<Unit>)> = Vec::new();
         for color in self.sides() {
             for u in self.pawns_with_work(color) {
-                if self.pawn_move(u).or_else(|| self.pawn_move_after_wait(u)).is_some() {
+                if self
+                    .pawn_move(u)
+                    .or_else(|| self.pawn_move_after_wait(u))
+                    .is_some()
+                {
                     let (damage, shut) = self.door_damage(u);
                     ready.push((damage, u, shut));
                 }
@@ -392,8 +412,18 @@ impl<'a> Exec<'a> {
                 let mut o = if with { fixed.with(to) } else { fixed };
                 if role == Role::King {
                     let board = self.game.pos.board();
-                    for sq in fixed_pawns | if with { Bitboard::from_square(to) } else { Bitboard::EMPTY } {
-                        let pawn_color = if sq == to { mover } else { board.color_at(sq).unwrap_or(mover) };
+                    for sq in fixed_pawns
+                        | if with {
+                            Bitboard::from_square(to)
+                        } else {
+                            Bitboard::EMPTY
+                        }
+                    {
+                        let pawn_color = if sq == to {
+                            mover
+                        } else {
+                            board.color_at(sq).unwrap_or(mover)
+                        };
                         if pawn_color != color {
                             o |= attacks::pawn_attacks(pawn_color, sq);
                         }
@@ -401,7 +431,8 @@ impl<'a> Exec<'a> {
                 }
                 o.without(at).without(d.square)
             };
-            let cost = |with: bool| piece_distance(role, at, d.square, obstacles(with)).unwrap_or(30);
+            let cost =
+                |with: bool| piece_distance(role, at, d.square, obstacles(with)).unwrap_or(30);
             let worse = cost(true).saturating_sub(cost(false));
             if worse > 0 {
                 damage += worse;
@@ -544,7 +575,8 @@ impl<'a> Exec<'a> {
         let to = *self.path_ahead(u).first()?;
         let board = self.game.pos.board();
         let between = attacks::between(from, to);
-        if from.file() == to.file() && (board.occupied() & (between | Bitboard::from_square(to))).any()
+        if from.file() == to.file()
+            && (board.occupied() & (between | Bitboard::from_square(to))).any()
         {
             return None;
         }
@@ -567,7 +599,8 @@ impl<'a> Exec<'a> {
         let from = self.game.square_of(u).expect("alive");
         let board = self.game.pos.board().clone();
         if from.file() == to.file() {
-            let blocker = (attacks::between(from, to) | Bitboard::from_square(to)) & board.occupied();
+            let blocker =
+                (attacks::between(from, to) | Bitboard::from_square(to)) & board.occupied();
             let Some(b) = (if color_of(u).is_white() {
                 blocker.first()
             } else {
@@ -608,7 +641,9 @@ impl<'a> Exec<'a> {
                 }
             }
             let mut spec = RouteSpec::to(at, Bitboard::from_square(sq));
-            spec.max_moves = best.as_ref().map_or(16, |b| (b.moves.len() as u32).div_ceil(2));
+            spec.max_moves = best
+                .as_ref()
+                .map_or(16, |b| (b.moves.len() as u32).div_ceil(2));
             if let Some(r) = self.find(&spec, &rules)
                 && best.as_ref().is_none_or(|b| r.moves.len() < b.moves.len())
             {
@@ -654,7 +689,10 @@ impl<'a> Exec<'a> {
         spec.max_moves = 6;
         let found = self.find(&spec, &rules).or_else(|| {
             // Anywhere off the square, then.
-            let mut spec = RouteSpec::to(sq, !occupied & !avoid & !pockets & !Bitboard::from_square(sq));
+            let mut spec = RouteSpec::to(
+                sq,
+                !occupied & !avoid & !pockets & !Bitboard::from_square(sq),
+            );
             spec.max_moves = 3;
             self.find(&spec, &rules)
         });
@@ -741,7 +779,9 @@ impl<'a> Exec<'a> {
             }
             let mut spec = RouteSpec::capture(at, Bitboard::from_square(sq));
             spec.keep = Bitboard::from_square(sq);
-            spec.max_moves = best.as_ref().map_or(10, |b| (b.moves.len() as u32).div_ceil(2));
+            spec.max_moves = best
+                .as_ref()
+                .map_or(10, |b| (b.moves.len() as u32).div_ceil(2));
             if let Some(r) = self.find(&spec, &rules)
                 && best.as_ref().is_none_or(|b| r.moves.len() < b.moves.len())
             {
@@ -863,16 +903,19 @@ impl<'a> Exec<'a> {
             if quick && (paths.contains(d.square) || self.game.unit_at(d.square).is_some()) {
                 continue;
             }
-            if self.aside == Some(u) && self.focus.is_some_and(|f| self.game.alive(f) && !self.placed(f)) {
+            if self.aside == Some(u)
+                && self
+                    .focus
+                    .is_some_and(|f| self.game.alive(f) && !self.placed(f))
+            {
                 continue;
             }
             if self.waits_for_castling(u) {
                 continue;
             }
-            let enclosed = (attacks::king_attacks(d.square) & self.target.board.occupied()).count()
-                as u32
-                + 8
-                - attacks::king_attacks(d.square).count() as u32;
+            let enclosed =
+                (attacks::king_attacks(d.square) & self.target.board.occupied()).count() as u32 + 8
+                    - attacks::king_attacks(d.square).count() as u32;
             let side = u32::from(color_of(u) != stm);
             let first = u32::from(self.focus != Some(u));
             units.push((first * 1000 + side * 100 + (20 - enclosed), u));
@@ -952,7 +995,10 @@ impl<'a> Exec<'a> {
         let mut walls = board.pawns() | self.frozen_squares();
         for p in 0..UNITS as Unit {
             if self.placed(p) {
-                walls |= self.game.square_of(p).map_or(Bitboard::EMPTY, Bitboard::from_square);
+                walls |= self
+                    .game
+                    .square_of(p)
+                    .map_or(Bitboard::EMPTY, Bitboard::from_square);
             }
         }
         units.iter().any(|&(_, w)| {
@@ -984,7 +1030,10 @@ impl<'a> Exec<'a> {
             return false;
         };
         !self.placed(king)
-            && self.game.square_of(u).is_some_and(|sq| self.castles_for(king).contains(sq))
+            && self
+                .game
+                .square_of(u)
+                .is_some_and(|sq| self.castles_for(king).contains(sq))
     }
 
     /// Whether `u` is a king whose final square castling reaches, with the rook going to its own
@@ -1020,7 +1069,8 @@ impl<'a> Exec<'a> {
         let (Some(at), Some(d)) = (self.game.square_of(u), self.dest(u)) else {
             return Bitboard::EMPTY;
         };
-        let rights = self.game.pos.castles().castling_rights() & Bitboard::from_rank(color.backrank());
+        let rights =
+            self.game.pos.castles().castling_rights() & Bitboard::from_rank(color.backrank());
         rights
             .into_iter()
             .filter(|&rook| {
@@ -1109,9 +1159,8 @@ impl<'a> Exec<'a> {
     /// Everything is on its square but the side to move or a few units are wrong: an exact
     /// search finishes.
     fn finish(&mut self) -> bool {
-        let pending = (0..UNITS as Unit).any(|u| {
-            self.game.alive(u) && (self.plan.doomed(u) || !self.path_ahead(u).is_empty())
-        });
+        let pending = (0..UNITS as Unit)
+            .any(|u| self.game.alive(u) && (self.plan.doomed(u) || !self.path_ahead(u).is_empty()));
         if pending {
             return false;
         }

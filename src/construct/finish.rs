@@ -164,7 +164,7 @@ impl Search<'_> {
         let (a, b) = (need[stm as usize], need[!stm as usize]);
         // The side to move makes ceil(n/2) of n plies, the other floor(n/2).
         let mut n = (2 * a).saturating_sub(1).max(2 * b);
-        let parity_ok = |n: u32| (n % 2 == 0) == (stm == self.target.turn);
+        let parity_ok = |n: u32| n.is_multiple_of(2) == (stm == self.target.turn);
         if !parity_ok(n) {
             n += 1;
         }
@@ -207,11 +207,15 @@ impl Search<'_> {
             }
             let mut next = pos.clone();
             next.play_unchecked(m);
-            if !self.target.castling.is_subset(next.castles().castling_rights()) {
+            if !self
+                .target
+                .castling
+                .is_subset(next.castles().castling_rights())
+            {
                 continue;
             }
             let b = self.bound(&next);
-            if b <= plies - 1 {
+            if b < plies {
                 children.push((b, m, next));
             }
         }

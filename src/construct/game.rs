@@ -100,11 +100,6 @@ impl Limits {
     fn deadline_passed(&self) -> bool {
         self.deadline.is_some_and(|d| Instant::now() >= d)
     }
-
-    /// The nodes counted so far.
-    pub(super) fn nodes(&self) -> u64 {
-        self.nodes.get()
-    }
 }
 
 /// A game from the initial array, with the identity of every unit on the board.
@@ -234,7 +229,9 @@ mod tests {
     #[test]
     fn units_follow_moves_captures_and_castling() {
         let mut game = Game::new();
-        let uci = ["e2e4", "d7d5", "e4d5", "d8d5", "g1f3", "d5e4", "f1e2", "e4e2", "e1e2"];
+        let uci = [
+            "e2e4", "d7d5", "e4d5", "d8d5", "g1f3", "d5e4", "f1e2", "e4e2", "e1e2",
+        ];
         for u in uci {
             let m = u
                 .parse::<shakmaty::uci::UciMove>()

@@ -50,8 +50,7 @@ use std::{
 };
 
 use shakmaty::{
-    Chess, Color, EnPassantMode, Move, Position as _, Rank, Role, Square,
-    zobrist::Zobrist64,
+    Chess, Color, EnPassantMode, Move, Position as _, Rank, Role, Square, zobrist::Zobrist64,
 };
 
 use crate::{
@@ -116,10 +115,8 @@ fn build(target: &Position, limits: &Limits, depth: u32) -> Option<Vec<Move>> {
     let awkward = chess.is_check() || chess.legal_moves().is_empty();
     if awkward || depth > 0 {
         // Built through a predecessor (or, below the top, tried directly first).
-        if !awkward {
-            if let Some(moves) = direct(target, limits, 0..MAX_VARIANTS / 4) {
-                return Some(moves);
-            }
+        if !awkward && let Some(moves) = direct(target, limits, 0..MAX_VARIANTS / 4) {
+            return Some(moves);
         }
         return through_predecessors(target, limits, depth);
     }

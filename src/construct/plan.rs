@@ -50,6 +50,7 @@ impl Plan {
     }
 
     /// The number of captures `unit`'s path makes (file changes).
+    #[cfg(test)]
     pub(super) fn path_captures(&self, unit: Unit) -> usize {
         self.path[usize::from(unit)]
             .windows(2)
@@ -242,7 +243,11 @@ fn plan_side(
             .filter(|&u| Class::of(original_role(u), origin(u)) == Some(class))
             .collect();
         let promoted = match_class(color, &targets, &originals, still, variant, plan)?;
-        slots.extend(promoted.into_iter().map(|(square, role)| Slot { square, role }));
+        slots.extend(
+            promoted
+                .into_iter()
+                .map(|(square, role)| Slot { square, role }),
+        );
     }
     if slots.len() > 8 {
         return None;
@@ -267,8 +272,9 @@ fn match_class(
             return if origin(o) == sq { 0 } else { INF };
         }
         let obstacles = still.without(origin(o)).without(sq);
-        piece_distance(role, origin(o), sq, obstacles)
-            .map_or(INF, |d| d * 4 + noise(variant, u32::from(o), sq.to_u32(), 6))
+        piece_distance(role, origin(o), sq, obstacles).map_or(INF, |d| {
+            d * 4 + noise(variant, u32::from(o), sq.to_u32(), 6)
+        })
     };
     let promo_cost = |(sq, role): (Square, Role)| -> u32 {
         if still.contains(sq) {
@@ -371,7 +377,9 @@ fn assign_pawns(
             if rank < 1 || rank - 1 < k {
                 return None;
             }
-            let c = k * CAPTURE_WEIGHT + (rank - 1) + noise(variant, u32::from(p), slot.square.to_u32(), 3);
+            let c = k * CAPTURE_WEIGHT
+                + (rank - 1)
+                + noise(variant, u32::from(p), slot.square.to_u32(), 3);
             Some((c, slot.square))
         } else {
             let last = (!color).backrank();
@@ -388,8 +396,12 @@ fn assign_pawns(
                     if k > 6 {
                         return None;
                     }
-                    let reach =
-                        piece_distance(slot.role, q, slot.square, still.without(q).without(slot.square))?;
+                    let reach = piece_distance(
+                        slot.role,
+                        q,
+                        slot.square,
+                        still.without(q).without(slot.square),
+                    )?;
                     Some((
                         k * CAPTURE_WEIGHT
                             + 6
@@ -459,7 +471,10 @@ fn assign_pawns(
         });
         let avoid = (pawn_squares | still).without(slot.square).without(q);
         let path = pawn_path(color, origin(p), q, avoid, variant, u32::from(p));
-        captures += path.windows(2).filter(|w| w[0].file() != w[1].file()).count();
+        captures += path
+            .windows(2)
+            .filter(|w| w[0].file() != w[1].file())
+            .count();
         plan.path[usize::from(p)] = path;
     }
     Some(captures)

@@ -11,8 +11,7 @@
 use std::collections::{HashSet, VecDeque};
 
 use shakmaty::{
-    Bitboard, Chess, EnPassantMode, File, Move, Position as _, Role, Square,
-    zobrist::Zobrist64,
+    Bitboard, Chess, EnPassantMode, File, Move, Position as _, Role, Square, zobrist::Zobrist64,
 };
 
 use super::game::Limits;
@@ -179,7 +178,9 @@ fn allowed(m: Move, spec: &RouteSpec, partner: Option<Square>) -> bool {
 /// The search key of a position with its waiting unit.
 fn key(pos: &Chess, displaced: Displaced) -> u64 {
     let z: Zobrist64 = pos.zobrist_hash(EnPassantMode::Legal);
-    let d: u64 = displaced.map_or(0, |(a, b)| 1 + u64::from(a.to_u32()) * 64 + u64::from(b.to_u32()));
+    let d: u64 = displaced.map_or(0, |(a, b)| {
+        1 + u64::from(a.to_u32()) * 64 + u64::from(b.to_u32())
+    });
     z.0 ^ d.wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
