@@ -41,6 +41,18 @@ fn reach_count(role: Role, from: Square, walls: Bitboard) -> u32 {
     seen.count() as u32
 }
 
+/// How carrying out a plan ended.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Outcome {
+    /// The game stands in the target.
+    Reached,
+    /// The game stands in the target's placement and castling rights, with the other side to
+    /// move, and no tempo can be lost any more.
+    WrongTurn,
+    /// Stuck, or out of budget.
+    Failed,
+}
+
 /// A plan being carried out.
 pub(super) struct Exec<'a> {
     plan: &'a Plan,
@@ -57,11 +69,21 @@ pub(super) struct Exec<'a> {
     focus: Option<Unit>,
     /// The blocker moved aside for `focus`: it does not walk back before `focus` has.
     aside: Option<Unit>,
+    /// The index of the first route that is made one move longer than the shortest, to change
+    /// the side to move at the end (None: no such route).
+    flip_from: Option<u32>,
+    /// Routes played so far.
+    routes: u32,
 }
 
 impl<'a> Exec<'a> {
     /// Starts carrying out `plan` toward `target` from the initial array.
-    pub(super) fn new(plan: &'a Plan, target: &'a Position, limits: &'a Limits) -> Exec<'a> {
+    pub(super) fn new(
+        plan: &'a Plan,
+        target: &'a Position,
+        limits: &'a Limits,
+        flip_from: Option<u32>,
+    ) -> Exec<'a> {
         Exec {
             plan,
             target,
@@ -72,18 +94,31 @@ impl<'a> Exec<'a> {
             clears: 0,
             focus: None,
             aside: None,
+            flip_from,
+            routes: 0,
         }
     }
 
-    /// Runs the plan to its end; true when the game reaches the target.
-    pub(super) fn run(&mut self) -> bool {
+    /// Runs the plan to its end.
+    pub(super) fn run(&mut self) -> Outcome {
+        let outcome = self.steps();
+        if outcome == Outcome::Failed
+            && self.game.pos.board() == &self.target.board
+            && self.game.pos.castles().castling_rights() == self.target.castling
+        {
+            return Outcome::WrongTurn;
+        }
+        outcome
+    }
+
+    fn steps(&mut self) -> Outcome {
         let mut seen = std::collections::HashSet::new();
         for _ in 0..MAX_ACTIONS {
             if self.limits.exhausted() || self.game.moves.len() > MAX_PLIES {
-                return false;
+                return Outcome::Failed;
             }
             if self.reached() {
-                return true;
+                return Outcome::Reached;
             }
             if *super::game::TRACE {
                 let fen = shakmaty::fen::Fen::from_position(
@@ -97,7 +132,11 @@ impl<'a> Exec<'a> {
             let key: shakmaty::zobrist::Zobrist64 =
                 self.game.pos.zobrist_hash(shakmaty::EnPassantMode::Legal);
             if !seen.insert(key.0) {
-                return self.finish() && self.reached();
+                return if self.finish() && self.reached() {
+                    Outcome::Reached
+                } else {
+                    Outcome::Failed
+                };
             }
             let progress = self.round_trips()
                 || self.pawn_steps()
@@ -105,10 +144,10 @@ impl<'a> Exec<'a> {
                 || self.placements(false)
                 || self.finish();
             if !progress {
-                return false;
+                return Outcome::Failed;
             }
         }
-        false
+        Outcome::Failed
     }
 
     /// Whether the game stands in the target (placement, side to move, castling rights).
@@ -237,6 +276,8 @@ impl<'a> Exec<'a> {
     /// Plays a route, then brings the waiting unit back to its square when it stood on its
     /// final square and can step back at once.
     fn apply(&mut self, r: &Route, why: &str) {
+        let flipped = self.flipped(r);
+        let r = flipped.as_ref().unwrap_or(r);
         if *super::game::TRACE {
             let fen =
                 shakmaty::fen::Fen::from_position(&self.game.pos, shakmaty::EnPassantMode::Legal);
@@ -270,6 +311,23 @@ impl<'a> Exec<'a> {
                 }
             }
         }
+    }
+
+    /// The route `r` one move longer (a different parity of the routed unit's moves), when this
+    /// is the route to lengthen: the first at or after `flip_from` that can be.
+    fn flipped(&mut self, r: &Route) -> Option<Route> {
+        let from = self.flip_from?;
+        self.routes += 1;
+        let spec = &r.spec;
+        if self.routes <= from || spec.capture || spec.partner.is_some() || spec.only.is_some() {
+            return None;
+        }
+        let mut spec = spec.clone();
+        spec.parity = Some((r.steps + 1) % 2);
+        spec.max_moves = r.steps + 5;
+        let longer = self.find(&spec, &self.wait_rules())?;
+        self.flip_from = None;
+        Some(longer)
     }
 
     /// The side to move first, then the other.
@@ -717,10 +775,25 @@ impl<'a> Exec<'a> {
             if victims.len() <= self.captures_ahead(color) {
                 continue;
             }
-            let targets: Bitboard = victims
+            // Victims already standing where a pawn of `color` will take them are left to it.
+            let waiting: Bitboard = units_of(color)
+                .filter(|&p| self.game.alive(p))
+                .flat_map(|p| {
+                    let mut from = self.game.square_of(p);
+                    self.path_ahead(p).iter().filter_map(move |&to| {
+                        let capture = from.is_some_and(|f| f.file() != to.file());
+                        from = Some(to);
+                        capture.then_some(to)
+                    })
+                })
+                .collect();
+            let mut targets: Bitboard = victims
                 .iter()
                 .filter_map(|&v| self.game.square_of(v))
                 .collect();
+            if (targets & !waiting).any() {
+                targets &= !waiting;
+            }
             let rules = self.wait_rules();
             let mut best: Option<(usize, Route)> = None;
             for c in units_of(color) {
