@@ -172,17 +172,35 @@ fn gather(target: &Position, then: Vec<Move>, depth: u32, out: &mut Vec<Candidat
     }
 }
 
-/// The predecessors tried for `target`: those whose side to move is not in check first, then
-/// those without an e.p. square, quiet moves before resets; at most eight.
+/// The predecessors tried for `target`, at most ten: those whose side to move is not in check
+/// and that have no e.p. square first, the kinds of retraction taken in turn (a quiet move, an
+/// un-capture, a pawn move, ...), so that a kind that cannot work (a side whose only mobile
+/// units are knights cannot change the parity of its moves) does not fill the list.
 fn predecessors(target: &Position) -> Vec<crate::retract::Retraction> {
-    let mut candidates = retractions(target);
-    candidates.sort_by_key(|r| {
+    let mut all = retractions(target);
+    all.sort_by_key(|r| {
         let in_check = r.predecessor.to_chess().is_none_or(|c| c.is_check());
-        let reset = r.kind != RetractionKind::Quiet;
-        (in_check, r.predecessor.ep_square.is_some(), reset)
+        (in_check, r.predecessor.ep_square.is_some())
     });
-    candidates.truncate(8);
-    candidates
+    let mut kinds: Vec<(RetractionKind, std::collections::VecDeque<crate::retract::Retraction>)> =
+        Vec::new();
+    for r in all {
+        match kinds.iter_mut().find(|(k, _)| *k == r.kind) {
+            Some((_, list)) => list.push_back(r),
+            None => kinds.push((r.kind, std::collections::VecDeque::from([r]))),
+        }
+    }
+    let mut out = Vec::new();
+    while out.len() < 10 && kinds.iter().any(|(_, l)| !l.is_empty()) {
+        for (_, list) in &mut kinds {
+            if let Some(r) = list.pop_front()
+                && out.len() < 10
+            {
+                out.push(r);
+            }
+        }
+    }
+    out
 }
 
 /// Plans `variants` carried out directly. A plan that reaches the target's placement with the
