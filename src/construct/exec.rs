@@ -406,6 +406,7 @@ impl<'a> Exec<'a> {
         }
         // Stable: the side to move first among equal damage.
         ready.sort_by_key(|&(damage, _, _)| damage);
+
         for (damage, u, _) in &ready {
             if *damage > 0 {
                 break;
@@ -1246,5 +1247,65 @@ impl<'a> Exec<'a> {
             }
             None => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::construct::plan::make_plan;
+    use crate::position::PositionInput;
+
+    fn pos(fen: &str) -> Position {
+        PositionInput::parse(fen).unwrap().candidates().remove(0)
+    }
+
+    fn unit(sq: Square) -> Unit {
+        super::super::game::unit_from_origin(sq).unwrap()
+    }
+
+    #[test]
+    fn a_pawn_closing_a_bishops_diagonal_waits_for_it() {
+        // The f1-bishop ends on c4 through d3, where White's d-pawn ends: d2-d3 lengthens its
+        // way, e2-e4 does not.
+        let target = pos("rnbqkbnr/pppp1ppp/8/4p3/2B1P3/3P4/PPP2PPP/RNBQK1NR b KQkq -");
+        let plan = make_plan(&target, 0).unwrap();
+        let limits = Limits::new(None, u64::MAX);
+        let exec = Exec::new(&plan, &target, &limits, None);
+        let (damage, shut) = exec.door_damage(unit(Square::D2));
+        assert!(damage > 0);
+        assert_eq!(shut, vec![unit(Square::F1)]);
+        assert_eq!(exec.door_damage(unit(Square::E2)), (0, Vec::new()));
+        // Carried out, the bishop leaves before the d-pawn moves.
+        let mut exec = Exec::new(&plan, &target, &limits, None);
+        assert_eq!(exec.run(), Outcome::Reached);
+        let moves = &exec.game.moves;
+        let index = |from: Square| moves.iter().position(|m| m.from() == Some(from)).unwrap();
+        assert!(index(Square::F1) < index(Square::D2));
+    }
+
+    #[test]
+    fn pockets_are_counted_around_walls() {
+        // A bishop on a1 behind a pawn on b2 has nowhere to go; in the open it has its colour.
+        let walls = Bitboard::from_square(Square::B2);
+        assert_eq!(reach_count(Role::Bishop, Square::A1, walls), 1);
+        assert_eq!(reach_count(Role::Bishop, Square::A1, Bitboard::EMPTY), 32);
+        assert_eq!(reach_count(Role::Knight, Square::A1, Bitboard::EMPTY), 64);
+    }
+
+    #[test]
+    fn a_side_that_cannot_lose_a_tempo_ends_with_the_wrong_side_to_move() {
+        // Only knights ever moved (pawns at home, kings and rooks keep their rights): the
+        // parity of each side's moves is fixed, and White to move cannot be reached.
+        let target = pos("r1bqkbnr/pppppppp/2n5/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -");
+        let plan = make_plan(&target, 0).unwrap();
+        let limits = Limits::new(None, u64::MAX);
+        let mut exec = Exec::new(&plan, &target, &limits, None);
+        assert_eq!(exec.run(), Outcome::WrongTurn);
+        let fine = pos("r1bqkbnr/pppppppp/2n5/8/8/8/PPPPPPPP/RNBQKBNR b KQkq -");
+        let plan = make_plan(&fine, 0).unwrap();
+        let mut exec = Exec::new(&plan, &fine, &limits, None);
+        assert_eq!(exec.run(), Outcome::Reached);
+        assert_eq!(exec.game.moves.len() % 2, 1);
     }
 }
