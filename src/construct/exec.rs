@@ -74,6 +74,8 @@ pub(super) struct Exec<'a> {
     flip_from: Option<u32>,
     /// Routes played so far.
     routes: u32,
+    /// (pawn, unit) pairs for which blockers were moved aside before a pawn step.
+    helped: std::collections::HashSet<(Unit, Unit)>,
 }
 
 impl<'a> Exec<'a> {
@@ -96,6 +98,7 @@ impl<'a> Exec<'a> {
             aside: None,
             flip_from,
             routes: 0,
+            helped: std::collections::HashSet::new(),
         }
     }
 
@@ -423,7 +426,12 @@ impl<'a> Exec<'a> {
                 continue;
             }
             for &p in shut {
-                if self.place(p) || self.open_way(p) {
+                if self.place(p) {
+                    return true;
+                }
+                // Once per pawn and unit: moving blockers aside for a unit that still cannot
+                // walk home would go round in circles.
+                if self.helped.insert((*u, p)) && self.open_way(p) {
                     return true;
                 }
             }
@@ -997,10 +1005,15 @@ impl<'a> Exec<'a> {
         units.sort();
         // Units whose arrival would seal another unit's final square off wait (first pass), and
         // so does a king that will castle once its own units have left the squares between.
+        // A unit whose final square a pawn still has to pass waits too.
         let sealing: Vec<Unit> = units
             .iter()
             .map(|&(_, u)| u)
-            .filter(|&u| self.seals(u, &units) || self.will_castle(u))
+            .filter(|&u| {
+                self.seals(u, &units)
+                    || self.will_castle(u)
+                    || self.dest(u).is_some_and(|d| paths.contains(d.square))
+            })
             .collect();
         if sealing.len() < units.len() {
             units.retain(|(_, u)| !sealing.contains(u));

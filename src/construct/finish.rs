@@ -80,7 +80,9 @@ pub(super) fn finish(
         .collect();
     // Only the placement differs in parity: a side must lose a tempo, which knights cannot.
     let misplaced = (board.occupied() ^ target.board.occupied()).any()
-        || board.iter().any(|(sq, p)| target.board.piece_at(sq) != Some(p));
+        || board
+            .iter()
+            .any(|(sq, p)| target.board.piece_at(sq) != Some(p));
     if !misplaced && pos.turn() != target.turn {
         let occupied = board.occupied();
         let can_lose_tempo = board.iter().any(|(sq, p)| {

@@ -182,8 +182,10 @@ fn predecessors(target: &Position) -> Vec<crate::retract::Retraction> {
         let in_check = r.predecessor.to_chess().is_none_or(|c| c.is_check());
         (in_check, r.predecessor.ep_square.is_some())
     });
-    let mut kinds: Vec<(RetractionKind, std::collections::VecDeque<crate::retract::Retraction>)> =
-        Vec::new();
+    let mut kinds: Vec<(
+        RetractionKind,
+        std::collections::VecDeque<crate::retract::Retraction>,
+    )> = Vec::new();
     for r in all {
         match kinds.iter_mut().find(|(k, _)| *k == r.kind) {
             Some((_, list)) => list.push_back(r),
@@ -338,7 +340,7 @@ mod tests {
     #[test]
     fn an_ep_square_a_promotion_and_a_check() {
         builds("rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq e3");
-        builds("k7/8/8/8/8/8/8/QQQ1K3 w - -");
+        builds("k7/8/8/8/8/8/8/1QQQK3 w - -");
         builds("4k3/8/8/8/8/8/4R3/4K3 b - -");
     }
 

@@ -439,45 +439,58 @@ fn assign_pawns(
         .iter()
         .map(|s| pawns.iter().map(|&p| option(p, s)).collect())
         .collect();
-    // dp over (slots assigned in order, set of pawns used).
+    // dp over (slots assigned in order, set of pawns used, captures made), within the
+    // captures the other side's missing units allow.
+    let budget = 16usize
+        .saturating_sub(target.board.by_color(!color).count())
+        .min(16);
+    let caps = |j: usize, q: Square| origin(pawns[j]).file().distance(q.file()) as usize;
     let full = 1usize << m;
-    let mut dp = vec![vec![INF; full]; n + 1];
-    dp[0][0] = 0;
+    let mut dp = vec![vec![vec![INF; budget + 1]; full]; n + 1];
+    dp[0][0][0] = 0;
     for i in 0..n {
         for mask in 0..full {
-            let base = dp[i][mask];
-            if base >= INF {
-                continue;
-            }
-            for (j, o) in table[i].iter().enumerate() {
-                if mask >> j & 1 != 0 {
+            for k in 0..=budget {
+                let base = dp[i][mask][k];
+                if base >= INF {
                     continue;
                 }
-                if let Some((c, _)) = o {
-                    let next = &mut dp[i + 1][mask | 1 << j];
-                    *next = (*next).min(base + c);
+                for (j, o) in table[i].iter().enumerate() {
+                    if mask >> j & 1 != 0 {
+                        continue;
+                    }
+                    if let Some((c, q)) = *o {
+                        let k2 = k + caps(j, q);
+                        if k2 <= budget {
+                            let next = &mut dp[i + 1][mask | 1 << j][k2];
+                            *next = (*next).min(base + c);
+                        }
+                    }
                 }
             }
         }
     }
-    let (mut mask, _) = (0..full)
-        .map(|mask| (mask, dp[n][mask]))
-        .filter(|&(_, c)| c < INF)
-        .min_by_key(|&(mask, c)| (c, mask))?;
+    let (mut mask, mut k, _) = (0..full)
+        .flat_map(|mask| (0..=budget).map(move |k| (mask, k)))
+        .map(|(mask, k)| (mask, k, dp[n][mask][k]))
+        .filter(|&(_, _, c)| c < INF)
+        .min_by_key(|&(mask, k, c)| (c, k, mask))?;
     // Reconstruct, last slot first.
     let mut heading = vec![None; m];
     for i in (0..n).rev() {
-        let here = dp[i + 1][mask];
+        let here = dp[i + 1][mask][k];
         let (j, q) = table[i]
             .iter()
             .enumerate()
             .find_map(|(j, o)| {
                 let (c, q) = (*o)?;
-                (mask >> j & 1 != 0 && dp[i][mask & !(1 << j)] + c == here).then_some((j, q))
+                let k0 = k.checked_sub(caps(j, q))?;
+                (mask >> j & 1 != 0 && dp[i][mask & !(1 << j)][k0] + c == here).then_some((j, q))
             })
             .expect("the optimum has a predecessor");
         heading[j] = Some((q, slots[i]));
         mask &= !(1 << j);
+        k -= caps(j, q);
     }
     // Paths, avoiding the squares of the target's other pawns and the units that never move.
     let mut captures = 0;
