@@ -21,9 +21,9 @@ use common::oracle::fen_without_clocks;
 use common::positions::{game_positions, sparse_positions};
 
 /// The seed of the sparse set (positions with at most 8 units and their reset predecessors).
-const SPARSE_SEED: u64 = 0xC0_57_0001;
+const SPARSE_SEED: u64 = 0xC057_0001;
 /// The seed of the corpus sample.
-const CORPUS_SEED: u64 = 0xC0_57_0002;
+const CORPUS_SEED: u64 = 0xC057_0002;
 /// The time each position is given.
 const SECONDS: f64 = 5.0;
 
@@ -209,7 +209,7 @@ fn rates_on_the_full_sets() {
 
 /// Positions of random games, by index into a seeded set.
 fn random_game_position(index: usize) -> Position {
-    let positions = game_positions(200, 0xC0_57_0003);
+    let positions = game_positions(200, 0xC057_0003);
     of_setup(&positions[index % positions.len()])
 }
 

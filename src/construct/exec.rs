@@ -25,6 +25,34 @@ const MAX_PLIES: usize = 3000;
 /// At most this many units moved aside in one construction.
 const MAX_CLEARS: u32 = 150;
 
+/// How many squares a `role` piece on `from` can reach around `walls` (at most 64).
+fn reach_count(role: Role, from: Square, walls: Bitboard) -> u32 {
+    let mut seen = Bitboard::from_square(from);
+    let mut frontier = seen;
+    while frontier.any() {
+        let mut next = Bitboard::EMPTY;
+        for sq in frontier {
+            next |= steps(role, sq, walls);
+        }
+        next &= !seen & !walls;
+        seen |= next;
+        frontier = next;
+    }
+    seen.count() as u32
+}
+
+/// How carrying out a plan ended.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Outcome {
+    /// The game stands in the target.
+    Reached,
+    /// The game stands in the target's placement and castling rights, with the other side to
+    /// move, and no tempo can be lost any more.
+    WrongTurn,
+    /// Stuck, or out of budget.
+    Failed,
+}
+
 /// A plan being carried out.
 pub(super) struct Exec<'a> {
     plan: &'a Plan,
@@ -41,11 +69,23 @@ pub(super) struct Exec<'a> {
     focus: Option<Unit>,
     /// The blocker moved aside for `focus`: it does not walk back before `focus` has.
     aside: Option<Unit>,
+    /// The index of the first route that is made one move longer than the shortest, to change
+    /// the side to move at the end (None: no such route).
+    flip_from: Option<u32>,
+    /// Routes played so far.
+    routes: u32,
+    /// (pawn, unit) pairs for which blockers were moved aside before a pawn step.
+    helped: std::collections::HashSet<(Unit, Unit)>,
 }
 
 impl<'a> Exec<'a> {
     /// Starts carrying out `plan` toward `target` from the initial array.
-    pub(super) fn new(plan: &'a Plan, target: &'a Position, limits: &'a Limits) -> Exec<'a> {
+    pub(super) fn new(
+        plan: &'a Plan,
+        target: &'a Position,
+        limits: &'a Limits,
+        flip_from: Option<u32>,
+    ) -> Exec<'a> {
         Exec {
             plan,
             target,
@@ -56,18 +96,32 @@ impl<'a> Exec<'a> {
             clears: 0,
             focus: None,
             aside: None,
+            flip_from,
+            routes: 0,
+            helped: std::collections::HashSet::new(),
         }
     }
 
-    /// Runs the plan to its end; true when the game reaches the target.
-    pub(super) fn run(&mut self) -> bool {
+    /// Runs the plan to its end.
+    pub(super) fn run(&mut self) -> Outcome {
+        let outcome = self.steps();
+        if outcome == Outcome::Failed
+            && self.game.pos.board() == &self.target.board
+            && self.game.pos.castles().castling_rights() == self.target.castling
+        {
+            return Outcome::WrongTurn;
+        }
+        outcome
+    }
+
+    fn steps(&mut self) -> Outcome {
         let mut seen = std::collections::HashSet::new();
         for _ in 0..MAX_ACTIONS {
             if self.limits.exhausted() || self.game.moves.len() > MAX_PLIES {
-                return false;
+                return Outcome::Failed;
             }
             if self.reached() {
-                return true;
+                return Outcome::Reached;
             }
             if *super::game::TRACE {
                 let fen = shakmaty::fen::Fen::from_position(
@@ -81,7 +135,11 @@ impl<'a> Exec<'a> {
             let key: shakmaty::zobrist::Zobrist64 =
                 self.game.pos.zobrist_hash(shakmaty::EnPassantMode::Legal);
             if !seen.insert(key.0) {
-                return self.finish() && self.reached();
+                return if self.finish() && self.reached() {
+                    Outcome::Reached
+                } else {
+                    Outcome::Failed
+                };
             }
             let progress = self.round_trips()
                 || self.pawn_steps()
@@ -89,10 +147,10 @@ impl<'a> Exec<'a> {
                 || self.placements(false)
                 || self.finish();
             if !progress {
-                return false;
+                return Outcome::Failed;
             }
         }
-        false
+        Outcome::Failed
     }
 
     /// Whether the game stands in the target (placement, side to move, castling rights).
@@ -178,8 +236,26 @@ impl<'a> Exec<'a> {
             .filter(|&u| !self.placed(u))
             .filter_map(|u| self.game.square_of(u))
             .collect();
+        // Kings and rooks keep their castling rights while waiting (castling may still place
+        // them), unless they are to lose them anyway.
+        let rights = self.game.pos.castles().castling_rights();
+        let mut keep = rights;
+        for color in Color::ALL {
+            if (rights & Bitboard::from_rank(color.backrank())).any()
+                && let Some(k) = self.game.pos.board().king_of(color)
+            {
+                keep.add(k);
+            }
+        }
+        for u in 0..UNITS as Unit {
+            if self.round_trip >> u & 1 != 0
+                && let Some(sq) = self.game.square_of(u)
+            {
+                keep.discard(sq);
+            }
+        }
         WaitRules {
-            frozen: self.frozen_squares(),
+            frozen: self.frozen_squares() | keep,
             loose,
             reserved: self.reserved(),
         }
@@ -202,12 +278,14 @@ impl<'a> Exec<'a> {
 
     /// Plays a route, then brings the waiting unit back to its square when it stood on its
     /// final square and can step back at once.
-    fn apply(&mut self, r: &Route) {
+    fn apply(&mut self, r: &Route, why: &str) {
+        let flipped = self.flipped(r);
+        let r = flipped.as_ref().unwrap_or(r);
         if *super::game::TRACE {
             let fen =
                 shakmaty::fen::Fen::from_position(&self.game.pos, shakmaty::EnPassantMode::Legal);
             eprintln!(
-                "  {fen}  + {:?}",
+                "  {why}: {fen}  + {:?}",
                 r.moves
                     .iter()
                     .map(|m| shakmaty::uci::UciMove::from_standard(*m).to_string())
@@ -236,6 +314,23 @@ impl<'a> Exec<'a> {
                 }
             }
         }
+    }
+
+    /// The route `r` one move longer (a different parity of the routed unit's moves), when this
+    /// is the route to lengthen: the first at or after `flip_from` that can be.
+    fn flipped(&mut self, r: &Route) -> Option<Route> {
+        let from = self.flip_from?;
+        self.routes += 1;
+        let spec = &r.spec;
+        if self.routes <= from || spec.capture || spec.partner.is_some() || spec.only.is_some() {
+            return None;
+        }
+        let mut spec = spec.clone();
+        spec.parity = Some((r.steps + 1) % 2);
+        spec.max_moves = r.steps + 5;
+        let longer = self.find(&spec, &self.wait_rules())?;
+        self.flip_from = None;
+        Some(longer)
     }
 
     /// The side to move first, then the other.
@@ -276,7 +371,7 @@ impl<'a> Exec<'a> {
             let mut spec = RouteSpec::to(sq, !Bitboard::from_square(sq) & !occupied);
             spec.max_moves = 1;
             if let Some(r) = self.find(&spec, &self.wait_rules()) {
-                self.apply(&r);
+                self.apply(&r, "round_trips");
                 self.round_trip &= !(1 << u);
                 return true;
             }
@@ -314,6 +409,7 @@ impl<'a> Exec<'a> {
         }
         // Stable: the side to move first among equal damage.
         ready.sort_by_key(|&(damage, _, _)| damage);
+
         for (damage, u, _) in &ready {
             if *damage > 0 {
                 break;
@@ -331,6 +427,11 @@ impl<'a> Exec<'a> {
             }
             for &p in shut {
                 if self.place(p) {
+                    return true;
+                }
+                // Once per pawn and unit: moving blockers aside for a unit that still cannot
+                // walk home would go round in circles.
+                if self.helped.insert((*u, p)) && self.open_way(p) {
                     return true;
                 }
             }
@@ -359,17 +460,8 @@ impl<'a> Exec<'a> {
             return (0, Vec::new());
         }
         let to = ahead[0];
-        let mut fixed = self.frozen_squares();
-        let mut fixed_pawns = Bitboard::EMPTY;
-        for p in 0..UNITS as Unit {
-            if self.game.role_of(p) == Some(Role::Pawn)
-                && !self.plan.doomed(p)
-                && self.path_ahead(p).is_empty()
-            {
-                fixed_pawns.add(self.game.square_of(p).expect("alive"));
-            }
-        }
-        fixed |= fixed_pawns;
+        let fixed_pawns = self.fixed_pawns();
+        let fixed = self.walled_in(fixed_pawns.with(to)) | fixed_pawns;
         let mover = color_of(u);
         let mut damage = 0;
         let mut shut = Vec::new();
@@ -417,6 +509,68 @@ impl<'a> Exec<'a> {
         (damage, shut)
     }
 
+    /// Moves aside the first unit on `p`'s way to its final square (once per unit and target).
+    fn open_way(&mut self, p: Unit) -> bool {
+        let (Some(d), Some(at), Some(role)) =
+            (self.dest(p), self.game.square_of(p), self.game.role_of(p))
+        else {
+            return false;
+        };
+        match self.first_blocker(role, at, d.square) {
+            Some((b, path)) => {
+                let blocker = self.game.unit_at(b);
+                if blocker.is_some_and(|v| self.plan.doomed(v)) && self.kill(b) {
+                    return true;
+                }
+                if self.clear(b, path) {
+                    self.focus = Some(p);
+                    self.aside = blocker;
+                    true
+                } else {
+                    false
+                }
+            }
+            None => false,
+        }
+    }
+
+    /// The squares of the pawns that stand on their final squares.
+    fn fixed_pawns(&self) -> Bitboard {
+        (0..UNITS as Unit)
+            .filter(|&p| {
+                self.game.role_of(p) == Some(Role::Pawn)
+                    && !self.plan.doomed(p)
+                    && self.path_ahead(p).is_empty()
+            })
+            .filter_map(|p| self.game.square_of(p))
+            .collect()
+    }
+
+    /// The frozen units and the units on their final squares that cannot move at all for
+    /// `walls` and each other (a bishop at home behind its unmoved pawns): they never move
+    /// again.
+    fn walled_in(&self, walls: Bitboard) -> Bitboard {
+        let mut fixed = walls | self.frozen_squares();
+        loop {
+            let mut grown = fixed;
+            for p in 0..UNITS as Unit {
+                let (Some(sq), Some(role)) = (self.game.square_of(p), self.game.role_of(p)) else {
+                    continue;
+                };
+                if role == Role::Pawn || !self.placed(p) || fixed.contains(sq) {
+                    continue;
+                }
+                if (steps(role, sq, fixed) & !fixed).is_empty() {
+                    grown.add(sq);
+                }
+            }
+            if grown == fixed {
+                return fixed & !walls | self.frozen_squares();
+            }
+            fixed = grown;
+        }
+    }
+
     /// Routes `u` to its final square now, if it can go (nothing moved aside).
     fn place(&mut self, u: Unit) -> bool {
         let (Some(d), Some(at)) = (self.dest(u), self.game.square_of(u)) else {
@@ -430,7 +584,7 @@ impl<'a> Exec<'a> {
         let rules = self.wait_rules();
         match self.find(&spec, &rules) {
             Some(r) => {
-                self.apply(&r);
+                self.apply(&r, "place");
                 true
             }
             None => false,
@@ -470,7 +624,7 @@ impl<'a> Exec<'a> {
         let rules = self.wait_rules();
         match self.find(&spec, &rules) {
             Some(r) => {
-                self.apply(&r);
+                self.apply(&r, "direct_pawn_step");
                 self.step[usize::from(u)] += 1;
                 true
             }
@@ -565,7 +719,7 @@ impl<'a> Exec<'a> {
         }
         match best {
             Some(r) => {
-                self.apply(&r);
+                self.apply(&r, "summon_victim");
                 true
             }
             None => false,
@@ -586,19 +740,33 @@ impl<'a> Exec<'a> {
         }
         let rules = self.wait_rules();
         let occupied = self.game.pos.board().occupied();
-        let park = !occupied & !rules.reserved & !avoid;
+        let role = self.game.role_of(u).expect("alive");
+        // Not into a pocket that the pawns still to come will close.
+        let walls = self.fixed_pawns()
+            | self.walled_in(self.fixed_pawns())
+            | (0..UNITS as Unit)
+                .flat_map(|p| self.path_ahead(p).iter().copied())
+                .collect::<Bitboard>();
+        let pockets: Bitboard = (!occupied)
+            .into_iter()
+            .filter(|&p| reach_count(role, p, walls) < 6)
+            .collect();
+        let park = !occupied & !rules.reserved & !avoid & !pockets;
         let mut spec = RouteSpec::to(sq, park);
         spec.max_moves = 6;
         let found = self.find(&spec, &rules).or_else(|| {
             // Anywhere off the square, then.
-            let mut spec = RouteSpec::to(sq, !occupied & !avoid & !Bitboard::from_square(sq));
+            let mut spec = RouteSpec::to(
+                sq,
+                !occupied & !avoid & !pockets & !Bitboard::from_square(sq),
+            );
             spec.max_moves = 3;
             self.find(&spec, &rules)
         });
         match found {
             Some(r) => {
                 self.clears += 1;
-                self.apply(&r);
+                self.apply(&r, "clear");
                 true
             }
             None => false,
@@ -616,10 +784,25 @@ impl<'a> Exec<'a> {
             if victims.len() <= self.captures_ahead(color) {
                 continue;
             }
-            let targets: Bitboard = victims
+            // Victims already standing where a pawn of `color` will take them are left to it.
+            let waiting: Bitboard = units_of(color)
+                .filter(|&p| self.game.alive(p))
+                .flat_map(|p| {
+                    let mut from = self.game.square_of(p);
+                    self.path_ahead(p).iter().filter_map(move |&to| {
+                        let capture = from.is_some_and(|f| f.file() != to.file());
+                        from = Some(to);
+                        capture.then_some(to)
+                    })
+                })
+                .collect();
+            let mut targets: Bitboard = victims
                 .iter()
                 .filter_map(|&v| self.game.square_of(v))
                 .collect();
+            if (targets & !waiting).any() {
+                targets &= !waiting;
+            }
             let rules = self.wait_rules();
             let mut best: Option<(usize, Route)> = None;
             for c in units_of(color) {
@@ -639,7 +822,7 @@ impl<'a> Exec<'a> {
                 }
             }
             if let Some((_, r)) = best {
-                self.apply(&r);
+                self.apply(&r, "free_captures");
                 return true;
             }
             // No piece reaches a victim standing still: capturer and victim walk together.
@@ -652,6 +835,48 @@ impl<'a> Exec<'a> {
             }
         }
         false
+    }
+
+    /// Captures the doomed unit on `sq` (a blocker) with a piece of the other side, if the
+    /// pawns can spare it.
+    fn kill(&mut self, sq: Square) -> bool {
+        let Some(v) = self.game.unit_at(sq) else {
+            return false;
+        };
+        let color = !color_of(v);
+        let spare = units_of(!color)
+            .filter(|&w| self.game.alive(w) && self.plan.doomed(w))
+            .count();
+        if spare <= self.captures_ahead(color) {
+            return false;
+        }
+        let rules = self.wait_rules();
+        let mut best: Option<Route> = None;
+        for c in units_of(color) {
+            let Some(at) = self.game.square_of(c) else {
+                continue;
+            };
+            if self.plan.is_frozen(c) || self.game.role_of(c) == Some(Role::Pawn) {
+                continue;
+            }
+            let mut spec = RouteSpec::capture(at, Bitboard::from_square(sq));
+            spec.keep = Bitboard::from_square(sq);
+            spec.max_moves = best
+                .as_ref()
+                .map_or(10, |b| (b.moves.len() as u32).div_ceil(2));
+            if let Some(r) = self.find(&spec, &rules)
+                && best.as_ref().is_none_or(|b| r.moves.len() < b.moves.len())
+            {
+                best = Some(r);
+            }
+        }
+        match best {
+            Some(r) => {
+                self.apply(&r, "kill");
+                true
+            }
+            None => self.meet(color, &[v]),
+        }
     }
 
     /// One of `color`'s pieces captures one of `victims` while the victim walks toward it (a
@@ -674,7 +899,7 @@ impl<'a> Exec<'a> {
                 spec.max_moves = 12;
                 spec.max_nodes = 12_000;
                 if let Some(r) = self.find(&spec, &rules) {
-                    self.apply(&r);
+                    self.apply(&r, "meet");
                     return true;
                 }
             }
@@ -714,7 +939,7 @@ impl<'a> Exec<'a> {
             let mut spec = RouteSpec::to(at, reach);
             spec.max_moves = 8;
             if let Some(r) = self.find(&spec, &rules) {
-                self.apply(&r);
+                self.apply(&r, "expose_victim");
                 return true;
             }
         }
@@ -730,7 +955,7 @@ impl<'a> Exec<'a> {
             let mut spec = RouteSpec::to(at, reach & file);
             spec.max_moves = 5;
             if let Some(r) = self.find(&spec, &rules) {
-                self.apply(&r);
+                self.apply(&r, "expose_victim");
                 return true;
             }
         }
@@ -767,6 +992,9 @@ impl<'a> Exec<'a> {
             {
                 continue;
             }
+            if self.waits_for_castling(u) {
+                continue;
+            }
             let enclosed =
                 (attacks::king_attacks(d.square) & self.target.board.occupied()).count() as u32 + 8
                     - attacks::king_attacks(d.square).count() as u32;
@@ -775,6 +1003,21 @@ impl<'a> Exec<'a> {
             units.push((first * 1000 + side * 100 + (20 - enclosed), u));
         }
         units.sort();
+        // Units whose arrival would seal another unit's final square off wait (first pass), and
+        // so does a king that will castle once its own units have left the squares between.
+        // A unit whose final square a pawn still has to pass waits too.
+        let sealing: Vec<Unit> = units
+            .iter()
+            .map(|&(_, u)| u)
+            .filter(|&u| {
+                self.seals(u, &units)
+                    || self.will_castle(u)
+                    || self.dest(u).is_some_and(|d| paths.contains(d.square))
+            })
+            .collect();
+        if sealing.len() < units.len() {
+            units.retain(|(_, u)| !sealing.contains(u));
+        }
         let rules = self.wait_rules();
         for &(_, u) in &units {
             let d = self.dest(u).expect("a destination");
@@ -795,7 +1038,7 @@ impl<'a> Exec<'a> {
                 spec.max_nodes = 400;
             }
             if let Some(r) = self.find(&spec, &rules) {
-                self.apply(&r);
+                self.apply(&r, "placements");
                 if self.focus == Some(u) {
                     self.focus = None;
                     self.aside = None;
@@ -815,9 +1058,12 @@ impl<'a> Exec<'a> {
             let d = self.dest(u).expect("a destination");
             let at = self.game.square_of(u).expect("alive");
             let role = self.game.role_of(u).expect("alive");
-            if let Some(b) = self.first_blocker(role, at, d.square) {
+            if let Some((b, path)) = self.first_blocker(role, at, d.square) {
                 let blocker = self.game.unit_at(b);
-                if self.clear(b, Bitboard::from_square(d.square)) {
+                if blocker.is_some_and(|v| self.plan.doomed(v)) && self.kill(b) {
+                    return true;
+                }
+                if self.clear(b, path) {
                     self.focus = Some(u);
                     self.aside = blocker;
                     return true;
@@ -827,17 +1073,97 @@ impl<'a> Exec<'a> {
         false
     }
 
-    /// Castling moves `u` (a king) may use: those that put the rook on its final square.
+    /// Whether `u` on its final square would cut another of `units` off from its own final
+    /// square (around the pawns, the frozen units and the units already home; a king also off
+    /// the squares enemy pawns attack), where it is not cut off now.
+    fn seals(&self, u: Unit, units: &[(u32, Unit)]) -> bool {
+        let Some(du) = self.dest(u) else { return false };
+        let board = self.game.pos.board();
+        let mut walls = board.pawns() | self.frozen_squares();
+        for p in 0..UNITS as Unit {
+            if self.placed(p) {
+                walls |= self
+                    .game
+                    .square_of(p)
+                    .map_or(Bitboard::EMPTY, Bitboard::from_square);
+            }
+        }
+        units.iter().any(|&(_, w)| {
+            if w == u {
+                return false;
+            }
+            let (Some(dw), Some(at), Some(role)) =
+                (self.dest(w), self.game.square_of(w), self.game.role_of(w))
+            else {
+                return false;
+            };
+            let mut o = walls;
+            if role == Role::King {
+                for sq in board.pawns() & board.by_color(!color_of(w)) {
+                    o |= attacks::pawn_attacks(!color_of(w), sq);
+                }
+            }
+            let o = o.without(at).without(dw.square);
+            piece_distance(role, at, dw.square, o).is_some()
+                && piece_distance(role, at, dw.square, o.with(du.square)).is_none()
+        })
+    }
+
+    /// Whether `u` is a rook that castling will put on its final square: its king, not yet on
+    /// its own final square, goes first (by castling).
+    fn waits_for_castling(&self, u: Unit) -> bool {
+        let color = color_of(u);
+        let Some(king) = units_of(color).find(|&k| self.game.role_of(k) == Some(Role::King)) else {
+            return false;
+        };
+        !self.placed(king)
+            && self
+                .game
+                .square_of(u)
+                .is_some_and(|sq| self.castles_for(king).contains(sq))
+    }
+
+    /// Whether `u` is a king whose final square castling reaches, with the rook going to its own
+    /// final square, once the units of its side between them (none of them home there) leave.
+    fn will_castle(&self, u: Unit) -> bool {
+        let (Some(d), Some(at)) = (self.dest(u), self.game.square_of(u)) else {
+            return false;
+        };
+        let board = self.game.pos.board();
+        self.castles_for(u).into_iter().any(|rook| {
+            let king_to = super::route::landing(Move::Castle { king: at, rook });
+            if king_to != d.square {
+                return false;
+            }
+            let between = attacks::between(at, rook);
+            let blockers = between & board.occupied();
+            blockers.any()
+                && blockers.into_iter().all(|b| {
+                    self.game.unit_at(b).is_some_and(|w| {
+                        color_of(w) == color_of(u) && !self.placed(w) && !self.plan.is_frozen(w)
+                    })
+                })
+        })
+    }
+
+    /// Castling moves `u` (a king) may use: those that put the king or the rook on its final
+    /// square (a rook castled elsewhere walks on later).
     fn castles_for(&self, u: Unit) -> Bitboard {
         if self.game.role_of(u) != Some(Role::King) {
             return Bitboard::EMPTY;
         }
         let color = color_of(u);
+        let (Some(at), Some(d)) = (self.game.square_of(u), self.dest(u)) else {
+            return Bitboard::EMPTY;
+        };
         let rights =
             self.game.pos.castles().castling_rights() & Bitboard::from_rank(color.backrank());
         rights
             .into_iter()
             .filter(|&rook| {
+                if super::route::landing(Move::Castle { king: at, rook }) == d.square {
+                    return true;
+                }
                 let file = if rook.file() > shakmaty::File::E {
                     shakmaty::File::F
                 } else {
@@ -853,10 +1179,25 @@ impl<'a> Exec<'a> {
     }
 
     /// The first movable unit on a shortest path of a `role` piece from `from` to `to` when
-    /// units other than pawns and frozen ones are passable.
-    fn first_blocker(&self, role: Role, from: Square, to: Square) -> Option<Square> {
+    /// units other than pawns and frozen ones are passable, and the squares of that path.
+    fn first_blocker(&self, role: Role, from: Square, to: Square) -> Option<(Square, Bitboard)> {
         let board = self.game.pos.board();
-        let hard = board.pawns() | self.frozen_squares();
+        // Pawns that are captured later are no walls: they can be taken out of the way.
+        let doomed_pawns: Bitboard = (0..UNITS as Unit)
+            .filter(|&p| self.plan.doomed(p) && self.game.role_of(p) == Some(Role::Pawn))
+            .filter_map(|p| self.game.square_of(p))
+            .collect();
+        let pawns = board.pawns() & !doomed_pawns;
+        let mut hard = pawns | self.walled_in(pawns);
+        if role == Role::King
+            && let Some(color) = board.color_at(from)
+        {
+            for sq in board.pawns() & board.by_color(!color) {
+                hard |= attacks::pawn_attacks(!color, sq);
+            }
+        }
+        hard.discard(from);
+        hard.discard(to);
         // Breadth-first search with parents.
         let mut parent = [u8::MAX; 64];
         let mut seen = Bitboard::from_square(from);
@@ -880,6 +1221,7 @@ impl<'a> Exec<'a> {
         }
         // Walk back and collect the squares passed (including the lines between them).
         let mut blockers = Vec::new();
+        let mut passed = Bitboard::from_square(to);
         let mut sq = to;
         while sq != from {
             let p = Square::new(u32::from(parent[sq.to_usize()]));
@@ -888,6 +1230,7 @@ impl<'a> Exec<'a> {
             } else {
                 attacks::between(p, sq)
             };
+            passed |= line | Bitboard::from_square(sq);
             for b in line | Bitboard::from_square(sq) {
                 if board.occupied().contains(b) && b != to {
                     blockers.push(b);
@@ -895,7 +1238,7 @@ impl<'a> Exec<'a> {
             }
             sq = p;
         }
-        blockers.last().copied()
+        blockers.last().map(|&b| (b, passed))
     }
 
     // ---- The end ----------------------------------------------------------------------------
@@ -917,5 +1260,65 @@ impl<'a> Exec<'a> {
             }
             None => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::construct::plan::make_plan;
+    use crate::position::PositionInput;
+
+    fn pos(fen: &str) -> Position {
+        PositionInput::parse(fen).unwrap().candidates().remove(0)
+    }
+
+    fn unit(sq: Square) -> Unit {
+        super::super::game::unit_from_origin(sq).unwrap()
+    }
+
+    #[test]
+    fn a_pawn_closing_a_bishops_diagonal_waits_for_it() {
+        // The f1-bishop ends on c4 through d3, where White's d-pawn ends: d2-d3 lengthens its
+        // way, e2-e4 does not.
+        let target = pos("rnbqkbnr/pppp1ppp/8/4p3/2B1P3/3P4/PPP2PPP/RNBQK1NR b KQkq -");
+        let plan = make_plan(&target, 0).unwrap();
+        let limits = Limits::new(None, u64::MAX);
+        let exec = Exec::new(&plan, &target, &limits, None);
+        let (damage, shut) = exec.door_damage(unit(Square::D2));
+        assert!(damage > 0);
+        assert_eq!(shut, vec![unit(Square::F1)]);
+        assert_eq!(exec.door_damage(unit(Square::E2)), (0, Vec::new()));
+        // Carried out, the bishop leaves before the d-pawn moves.
+        let mut exec = Exec::new(&plan, &target, &limits, None);
+        assert_eq!(exec.run(), Outcome::Reached);
+        let moves = &exec.game.moves;
+        let index = |from: Square| moves.iter().position(|m| m.from() == Some(from)).unwrap();
+        assert!(index(Square::F1) < index(Square::D2));
+    }
+
+    #[test]
+    fn pockets_are_counted_around_walls() {
+        // A bishop on a1 behind a pawn on b2 has nowhere to go; in the open it has its colour.
+        let walls = Bitboard::from_square(Square::B2);
+        assert_eq!(reach_count(Role::Bishop, Square::A1, walls), 1);
+        assert_eq!(reach_count(Role::Bishop, Square::A1, Bitboard::EMPTY), 32);
+        assert_eq!(reach_count(Role::Knight, Square::A1, Bitboard::EMPTY), 64);
+    }
+
+    #[test]
+    fn a_side_that_cannot_lose_a_tempo_ends_with_the_wrong_side_to_move() {
+        // Only knights ever moved (pawns at home, kings and rooks keep their rights): the
+        // parity of each side's moves is fixed, and White to move cannot be reached.
+        let target = pos("r1bqkbnr/pppppppp/2n5/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -");
+        let plan = make_plan(&target, 0).unwrap();
+        let limits = Limits::new(None, u64::MAX);
+        let mut exec = Exec::new(&plan, &target, &limits, None);
+        assert_eq!(exec.run(), Outcome::WrongTurn);
+        let fine = pos("r1bqkbnr/pppppppp/2n5/8/8/8/PPPPPPPP/RNBQKBNR b KQkq -");
+        let plan = make_plan(&fine, 0).unwrap();
+        let mut exec = Exec::new(&plan, &fine, &limits, None);
+        assert_eq!(exec.run(), Outcome::Reached);
+        assert_eq!(exec.game.moves.len() % 2, 1);
     }
 }

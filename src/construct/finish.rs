@@ -23,9 +23,9 @@ use super::{
 use crate::position::Position;
 
 /// The most plies the finishing search tries.
-const MAX_PLIES: u32 = 24;
+const MAX_PLIES: u32 = 20;
 /// The most nodes one finishing search visits.
-const MAX_NODES: u64 = 400_000;
+const MAX_NODES: u64 = 60_000;
 
 /// Distances to one target square for one piece kind, from every square.
 struct Table {
@@ -74,10 +74,26 @@ pub(super) fn finish(
             dist: distances(piece.role, square, obstacles),
         })
         .collect();
-    let frozen = (0..UNITS as Unit)
+    let frozen: Bitboard = (0..UNITS as Unit)
         .filter(|&u| plan.is_frozen(u))
         .map(origin)
         .collect();
+    // Only the placement differs in parity: a side must lose a tempo, which knights cannot.
+    let misplaced = (board.occupied() ^ target.board.occupied()).any()
+        || board
+            .iter()
+            .any(|(sq, p)| target.board.piece_at(sq) != Some(p));
+    if !misplaced && pos.turn() != target.turn {
+        let occupied = board.occupied();
+        let can_lose_tempo = board.iter().any(|(sq, p)| {
+            !matches!(p.role, Role::Knight | Role::Pawn)
+                && !frozen.contains(sq)
+                && (steps(p.role, sq, occupied) & !occupied).any()
+        });
+        if !can_lose_tempo {
+            return None;
+        }
+    }
     let mut search = Search {
         target,
         tables,
@@ -164,7 +180,7 @@ impl Search<'_> {
         let (a, b) = (need[stm as usize], need[!stm as usize]);
         // The side to move makes ceil(n/2) of n plies, the other floor(n/2).
         let mut n = (2 * a).saturating_sub(1).max(2 * b);
-        let parity_ok = |n: u32| (n % 2 == 0) == (stm == self.target.turn);
+        let parity_ok = |n: u32| n.is_multiple_of(2) == (stm == self.target.turn);
         if !parity_ok(n) {
             n += 1;
         }
@@ -215,7 +231,7 @@ impl Search<'_> {
                 continue;
             }
             let b = self.bound(&next);
-            if b <= plies - 1 {
+            if b < plies {
                 children.push((b, m, next));
             }
         }

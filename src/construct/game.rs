@@ -100,11 +100,6 @@ impl Limits {
     fn deadline_passed(&self) -> bool {
         self.deadline.is_some_and(|d| Instant::now() >= d)
     }
-
-    /// The nodes counted so far.
-    pub(super) fn nodes(&self) -> u64 {
-        self.nodes.get()
-    }
 }
 
 /// A game from the initial array, with the identity of every unit on the board.

@@ -82,6 +82,8 @@ impl Budget {
 
 /// The most plans tried for one position.
 const MAX_VARIANTS: u64 = 48;
+/// How many routes are tried one move longer to put the side to move right.
+const MAX_FLIPS: u32 = 6;
 /// How deep predecessors are taken back (e.p. square, check, no legal move).
 const MAX_RETRACTIONS: u32 = 3;
 /// The longest run of plies without capture or pawn move that a game may have (FIDE 9.6.2
@@ -95,41 +97,121 @@ const MAX_CLOCK: u32 = 149;
 /// move, castling rights, and an e.p. square that means the last move was that double step.
 pub fn construct_game(target: &Position, budget: &Budget) -> Option<Vec<Move>> {
     let limits = Limits::new(budget.deadline, budget.max_nodes);
-    let moves = build(target, &limits, 0)?;
+    let moves = build(target, &limits)?;
     verify::replay_line(&Position::initial(), &moves, target).ok()?;
     Some(moves)
 }
 
-/// A game to `target`, or None.
-fn build(target: &Position, limits: &Limits, depth: u32) -> Option<Vec<Move>> {
+/// A position to build directly, and the moves that then lead to the target.
+struct Candidate {
+    start: Position,
+    then: Vec<Move>,
+}
+
+/// The windows of plan variants tried in turn on every candidate.
+const WINDOWS: [std::ops::Range<u64>; 5] = [0..2, 2..6, 6..14, 14..30, 30..MAX_VARIANTS];
+
+/// A game to `target`, or None. The candidates (the target, or the predecessors of a target
+/// that cannot be built directly) are tried in turn with a few plan variants each, then a few
+/// more, so that one hard candidate does not spend the whole budget; a target that resists
+/// its first variants is tried through its predecessors too.
+fn build(target: &Position, limits: &Limits) -> Option<Vec<Move>> {
+    let mut candidates = Vec::new();
+    gather(target, Vec::new(), 0, &mut candidates);
+    let direct_target = candidates.len() == 1 && candidates[0].then.is_empty();
+    for (i, window) in WINDOWS.iter().enumerate() {
+        if i == 2 && direct_target {
+            for r in predecessors(target) {
+                gather(&r.predecessor, vec![r.mv], 1, &mut candidates);
+            }
+        }
+        for c in &candidates {
+            if limits.exhausted() {
+                return None;
+            }
+            if let Some(mut moves) = direct(&c.start, limits, window.clone()) {
+                moves.extend(c.then.iter().copied());
+                if let Some(moves) = accepted(moves, target) {
+                    return Some(moves);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Adds to `out` the positions from which `target` is built: itself, or (for an e.p. square,
+/// a side to move in check or without a move) its predecessors, `then` being the moves that
+/// follow.
+fn gather(target: &Position, then: Vec<Move>, depth: u32, out: &mut Vec<Candidate>) {
+    if let Some(ep) = target.ep_square {
+        if let Some((before, step)) = undo_double_step(target, ep) {
+            let mut then = then;
+            then.insert(0, step);
+            gather(&before, then, depth + 1, out);
+        }
+        return;
+    }
+    let Some(chess) = target.to_chess() else {
+        return;
+    };
+    if !(chess.is_check() || chess.legal_moves().is_empty()) || target.is_initial() {
+        out.push(Candidate {
+            start: target.clone(),
+            then,
+        });
+        return;
+    }
+    if depth >= MAX_RETRACTIONS {
+        return;
+    }
+    for r in predecessors(target) {
+        let mut then = then.clone();
+        then.insert(0, r.mv);
+        gather(&r.predecessor, then, depth + 1, out);
+    }
+}
+
+/// The predecessors tried for `target`, at most ten: those whose side to move is not in check
+/// and that have no e.p. square first, the kinds of retraction taken in turn (a quiet move, an
+/// un-capture, a pawn move, ...), so that a kind that cannot work (a side whose only mobile
+/// units are knights cannot change the parity of its moves) does not fill the list.
+fn predecessors(target: &Position) -> Vec<crate::retract::Retraction> {
+    let mut all = retractions(target);
+    all.sort_by_key(|r| {
+        let in_check = r.predecessor.to_chess().is_none_or(|c| c.is_check());
+        (in_check, r.predecessor.ep_square.is_some())
+    });
+    let mut kinds: Vec<(
+        RetractionKind,
+        std::collections::VecDeque<crate::retract::Retraction>,
+    )> = Vec::new();
+    for r in all {
+        match kinds.iter_mut().find(|(k, _)| *k == r.kind) {
+            Some((_, list)) => list.push_back(r),
+            None => kinds.push((r.kind, std::collections::VecDeque::from([r]))),
+        }
+    }
+    let mut out = Vec::new();
+    while out.len() < 10 && kinds.iter().any(|(_, l)| !l.is_empty()) {
+        for (_, list) in &mut kinds {
+            if let Some(r) = list.pop_front()
+                && out.len() < 10
+            {
+                out.push(r);
+            }
+        }
+    }
+    out
+}
+
+/// Plans `variants` carried out directly. A plan that reaches the target's placement with the
+/// other side to move is carried out again with one of its routes a move longer (the first,
+/// then later ones), which changes the side to move from there on.
+fn direct(target: &Position, limits: &Limits, variants: std::ops::Range<u64>) -> Option<Vec<Move>> {
     if target.is_initial() {
         return Some(Vec::new());
     }
-    if let Some(ep) = target.ep_square {
-        let (before, double_step) = undo_double_step(target, ep)?;
-        let mut moves = build(&before, limits, depth + 1)?;
-        moves.push(double_step);
-        return accepted(moves, target);
-    }
-    let chess = target.to_chess()?;
-    let awkward = chess.is_check() || chess.legal_moves().is_empty();
-    if awkward || depth > 0 {
-        // Built through a predecessor (or, below the top, tried directly first).
-        if !awkward {
-            if let Some(moves) = direct(target, limits, 0..MAX_VARIANTS / 4) {
-                return Some(moves);
-            }
-        }
-        return through_predecessors(target, limits, depth);
-    }
-    if let Some(moves) = direct(target, limits, 0..MAX_VARIANTS) {
-        return Some(moves);
-    }
-    through_predecessors(target, limits, depth)
-}
-
-/// Plans `variants` carried out directly.
-fn direct(target: &Position, limits: &Limits, variants: std::ops::Range<u64>) -> Option<Vec<Move>> {
     for variant in variants {
         if limits.exhausted() {
             return None;
@@ -140,37 +222,17 @@ fn direct(target: &Position, limits: &Limits, variants: std::ops::Range<u64>) ->
         if *game::TRACE {
             eprintln!("variant {variant} for {}", target.fen4());
         }
-        let mut run = exec::Exec::new(&plan, target, limits);
-        if run.run()
-            && let Some(moves) = accepted(run.game.moves, target)
-        {
-            return Some(moves);
-        }
-    }
-    None
-}
-
-/// Builds a predecessor of `target` and appends the move taken back: reversible retractions
-/// first, to predecessors whose side to move is not in check.
-fn through_predecessors(target: &Position, limits: &Limits, depth: u32) -> Option<Vec<Move>> {
-    if depth >= MAX_RETRACTIONS {
-        return None;
-    }
-    let mut candidates = retractions(target);
-    candidates.retain(|r| r.predecessor.ep_square.is_none() || depth + 1 < MAX_RETRACTIONS);
-    candidates.sort_by_key(|r| {
-        let in_check = r.predecessor.to_chess().is_none_or(|c| c.is_check());
-        let reset = r.kind != RetractionKind::Quiet;
-        (in_check, reset, r.predecessor.ep_square.is_some())
-    });
-    for r in candidates.into_iter().take(6) {
-        if limits.exhausted() {
-            return None;
-        }
-        if let Some(mut moves) = build(&r.predecessor, limits, depth + 1) {
-            moves.push(r.mv);
-            if let Some(moves) = accepted(moves, target) {
-                return Some(moves);
+        for flip in std::iter::once(None).chain((0..MAX_FLIPS).map(Some)) {
+            let mut run = exec::Exec::new(&plan, target, limits, flip);
+            match run.run() {
+                exec::Outcome::Reached => {
+                    if let Some(moves) = accepted(run.game.moves, target) {
+                        return Some(moves);
+                    }
+                    break;
+                }
+                exec::Outcome::WrongTurn => continue,
+                exec::Outcome::Failed => break,
             }
         }
     }
@@ -278,7 +340,7 @@ mod tests {
     #[test]
     fn an_ep_square_a_promotion_and_a_check() {
         builds("rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq e3");
-        builds("k7/8/8/8/8/8/8/QQQ1K3 w - -");
+        builds("k7/8/8/8/8/8/8/1QQQK3 w - -");
         builds("4k3/8/8/8/8/8/4R3/4K3 b - -");
     }
 

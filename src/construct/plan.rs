@@ -50,6 +50,7 @@ impl Plan {
     }
 
     /// The number of captures `unit`'s path makes (file changes).
+    #[cfg(test)]
     pub(super) fn path_captures(&self, unit: Unit) -> usize {
         self.path[usize::from(unit)]
             .windows(2)
@@ -61,6 +62,9 @@ impl Plan {
 /// Weight of one capture against one move in the assignment of pawns: captures are scarce
 /// (each one needs an enemy unit that dies anyway on the right square).
 const CAPTURE_WEIGHT: u32 = 64;
+
+/// Weight of a pawn path crossing a square another pawn holds in the target.
+const CROSSING_WEIGHT: u32 = 1000;
 
 /// An unreachable cost.
 const INF: u32 = u32::MAX / 4;
@@ -367,6 +371,21 @@ fn assign_pawns(
     let pawns: Vec<Unit> = units_of(color)
         .filter(|&u| original_role(u) == Role::Pawn)
         .collect();
+    // A path that must cross a square another pawn holds in the target (or a unit that never
+    // moves) is possible only in the right order, if at all: it costs as much as many captures.
+    // Squares to keep off: the target's other pawns, the units that never move, and the squares
+    // from which a pawn would check an enemy king that never moves (castling kept).
+    let mut walls = target.board.pawns() | still;
+    if let Some(k) = (target.board.kings() & target.board.by_color(!color)).first()
+        && plan.is_frozen(unit_from_origin(k).unwrap_or(0))
+        && unit_from_origin(k).is_some_and(|u| original_role(u) == Role::King)
+    {
+        walls |= attacks::pawn_attacks(!color, k);
+    }
+    let crossing = |p: Unit, slot: &Slot, q: Square| -> u32 {
+        let avoid = walls.without(slot.square).without(q);
+        pawn_path(color, origin(p), q, avoid, variant, u32::from(p)).1 * CROSSING_WEIGHT
+    };
     // The cost and the square the pawn heads for (its final square or promotion square).
     let option = |p: Unit, slot: &Slot| -> Option<(u32, Square)> {
         let f0 = origin(p).file().to_u32();
@@ -378,6 +397,7 @@ fn assign_pawns(
             }
             let c = k * CAPTURE_WEIGHT
                 + (rank - 1)
+                + crossing(p, slot, slot.square)
                 + noise(variant, u32::from(p), slot.square.to_u32(), 3);
             Some((c, slot.square))
         } else {
@@ -405,6 +425,7 @@ fn assign_pawns(
                         k * CAPTURE_WEIGHT
                             + 6
                             + reach * 2
+                            + crossing(p, slot, q)
                             + noise(variant, u32::from(p) << 8 | g, slot.square.to_u32(), 4),
                         q,
                     ))
@@ -418,49 +439,61 @@ fn assign_pawns(
         .iter()
         .map(|s| pawns.iter().map(|&p| option(p, s)).collect())
         .collect();
-    // dp over (slots assigned in order, set of pawns used).
+    // dp over (slots assigned in order, set of pawns used, captures made), within the
+    // captures the other side's missing units allow.
+    let budget = 16usize
+        .saturating_sub(target.board.by_color(!color).count())
+        .min(16);
+    let caps = |j: usize, q: Square| origin(pawns[j]).file().distance(q.file()) as usize;
     let full = 1usize << m;
-    let mut dp = vec![vec![INF; full]; n + 1];
-    dp[0][0] = 0;
+    let mut dp = vec![vec![vec![INF; budget + 1]; full]; n + 1];
+    dp[0][0][0] = 0;
     for i in 0..n {
         for mask in 0..full {
-            let base = dp[i][mask];
-            if base >= INF {
-                continue;
-            }
-            for (j, o) in table[i].iter().enumerate() {
-                if mask >> j & 1 != 0 {
+            for k in 0..=budget {
+                let base = dp[i][mask][k];
+                if base >= INF {
                     continue;
                 }
-                if let Some((c, _)) = o {
-                    let next = &mut dp[i + 1][mask | 1 << j];
-                    *next = (*next).min(base + c);
+                for (j, o) in table[i].iter().enumerate() {
+                    if mask >> j & 1 != 0 {
+                        continue;
+                    }
+                    if let Some((c, q)) = *o {
+                        let k2 = k + caps(j, q);
+                        if k2 <= budget {
+                            let next = &mut dp[i + 1][mask | 1 << j][k2];
+                            *next = (*next).min(base + c);
+                        }
+                    }
                 }
             }
         }
     }
-    let (mut mask, _) = (0..full)
-        .map(|mask| (mask, dp[n][mask]))
-        .filter(|&(_, c)| c < INF)
-        .min_by_key(|&(mask, c)| (c, mask))?;
+    let (mut mask, mut k, _) = (0..full)
+        .flat_map(|mask| (0..=budget).map(move |k| (mask, k)))
+        .map(|(mask, k)| (mask, k, dp[n][mask][k]))
+        .filter(|&(_, _, c)| c < INF)
+        .min_by_key(|&(mask, k, c)| (c, k, mask))?;
     // Reconstruct, last slot first.
     let mut heading = vec![None; m];
     for i in (0..n).rev() {
-        let here = dp[i + 1][mask];
+        let here = dp[i + 1][mask][k];
         let (j, q) = table[i]
             .iter()
             .enumerate()
             .find_map(|(j, o)| {
                 let (c, q) = (*o)?;
-                (mask >> j & 1 != 0 && dp[i][mask & !(1 << j)] + c == here).then_some((j, q))
+                let k0 = k.checked_sub(caps(j, q))?;
+                (mask >> j & 1 != 0 && dp[i][mask & !(1 << j)][k0] + c == here).then_some((j, q))
             })
             .expect("the optimum has a predecessor");
         heading[j] = Some((q, slots[i]));
         mask &= !(1 << j);
+        k -= caps(j, q);
     }
     // Paths, avoiding the squares of the target's other pawns and the units that never move.
     let mut captures = 0;
-    let pawn_squares = target.board.pawns();
     for (j, h) in heading.iter().enumerate() {
         let Some((q, slot)) = *h else { continue };
         let p = pawns[j];
@@ -468,8 +501,8 @@ fn assign_pawns(
             square: slot.square,
             role: slot.role,
         });
-        let avoid = (pawn_squares | still).without(slot.square).without(q);
-        let path = pawn_path(color, origin(p), q, avoid, variant, u32::from(p));
+        let avoid = walls.without(slot.square).without(q);
+        let (path, _) = pawn_path(color, origin(p), q, avoid, variant, u32::from(p));
         captures += path
             .windows(2)
             .filter(|w| w[0].file() != w[1].file())
@@ -482,6 +515,7 @@ fn assign_pawns(
 /// A pawn's squares from `from` to `to` (same colour's pawn moves: pushes and diagonal
 /// captures toward `to`'s file), avoiding `avoid` where it can. Variant 0 makes the captures
 /// late, odd variants early; the first two pushes from the original square are one double step.
+/// Returns the squares and how many squares of `avoid` they cross.
 pub(super) fn pawn_path(
     color: Color,
     from: Square,
@@ -489,7 +523,7 @@ pub(super) fn pawn_path(
     avoid: Bitboard,
     variant: u64,
     salt: u32,
-) -> Vec<Square> {
+) -> (Vec<Square>, u32) {
     let r0 = relative_rank(color, from);
     let n = relative_rank(color, to) - r0;
     let f0 = from.file().to_u32() as i32;
@@ -524,7 +558,8 @@ pub(super) fn pawn_path(
             best = Some((key, squares));
         }
     }
-    let (_, mut squares) = best.expect("a path exists when the ranks allow the captures");
+    let ((hits, _, _), mut squares) =
+        best.expect("a path exists when the ranks allow the captures");
     if squares.len() >= 3
         && squares[0].file() == squares[1].file()
         && squares[1].file() == squares[2].file()
@@ -532,7 +567,7 @@ pub(super) fn pawn_path(
     {
         squares.remove(1);
     }
-    squares
+    (squares, hits)
 }
 
 /// Kings and rooks that stand on their original squares in the target and keep their
@@ -617,15 +652,29 @@ mod tests {
     #[test]
     fn paths_go_around_the_other_pawns_squares() {
         // From e2 to d5 with one capture: late by default (e4xd5), early when e3/e4 are taken.
-        let late = pawn_path(Color::White, Square::E2, Square::D5, Bitboard::EMPTY, 0, 0);
+        let (late, _) = pawn_path(Color::White, Square::E2, Square::D5, Bitboard::EMPTY, 0, 0);
         assert_eq!(late, vec![Square::E2, Square::E4, Square::D5]);
         let avoid = Bitboard::from_square(Square::E4);
-        let around = pawn_path(Color::White, Square::E2, Square::D5, avoid, 0, 0);
+        let (around, hits) = pawn_path(Color::White, Square::E2, Square::D5, avoid, 0, 0);
+        assert_eq!(hits, 0);
         assert_eq!(around, vec![Square::E2, Square::E3, Square::D4, Square::D5]);
-        let early = pawn_path(Color::White, Square::E2, Square::D5, avoid, 1, 0);
+        let (early, _) = pawn_path(Color::White, Square::E2, Square::D5, avoid, 1, 0);
         assert_eq!(early, vec![Square::E2, Square::D3, Square::D4, Square::D5]);
-        let black = pawn_path(Color::Black, Square::C7, Square::A5, Bitboard::EMPTY, 0, 0);
+        let (black, _) = pawn_path(Color::Black, Square::C7, Square::A5, Bitboard::EMPTY, 0, 0);
         assert_eq!(black, vec![Square::C7, Square::B6, Square::A5]);
+    }
+
+    #[test]
+    fn a_promotion_goes_around_an_enemy_pawn_on_its_file() {
+        // White's e-pawn became the rook on b7; Black's e-pawn stands on e5, so the white pawn
+        // left the e-file by a capture (Black lost eleven units).
+        let target = pos("8/1Rpp4/8/p1k1p3/P7/8/1PPP1PPP/RNBQKBNR b KQ -");
+        let plan = make_plan(&target, 0).unwrap();
+        let e_pawn = unit_from_origin(Square::E2).unwrap();
+        assert_eq!(plan.dest[usize::from(e_pawn)].unwrap().role, Role::Rook);
+        let path = &plan.path[usize::from(e_pawn)];
+        assert!(!path.contains(&Square::E5), "{path:?}");
+        assert!(plan.path_captures(e_pawn) >= 1);
     }
 
     #[test]

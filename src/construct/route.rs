@@ -45,6 +45,9 @@ pub(super) struct RouteSpec {
     /// its square. With `capture`, the route ends when the routed unit takes it, wherever it
     /// stands then (`accept` is not used).
     pub(super) partner: Option<Square>,
+    /// The parity the number of the routed unit's moves must have (a route one move longer
+    /// than the shortest changes the side to move at the end of the game).
+    pub(super) parity: Option<u32>,
 }
 
 impl RouteSpec {
@@ -62,6 +65,7 @@ impl RouteSpec {
             final_stalemate: false,
             keep: Bitboard::EMPTY,
             partner: None,
+            parity: None,
         }
     }
 
@@ -106,6 +110,10 @@ pub(super) struct Route {
     pub(super) moves: Vec<Move>,
     /// The waiting side's unit that is not back on its square.
     pub(super) displaced: Option<(Square, Square)>,
+    /// The routed unit's moves.
+    pub(super) steps: u32,
+    /// What the route was asked to do.
+    pub(super) spec: RouteSpec,
 }
 
 /// The waiting unit off its square: (its square now, the square it came from).
@@ -176,12 +184,12 @@ fn allowed(m: Move, spec: &RouteSpec, partner: Option<Square>) -> bool {
 }
 
 /// The search key of a position with its waiting unit.
-fn key(pos: &Chess, displaced: Displaced) -> u64 {
+fn key(pos: &Chess, displaced: Displaced, parity: u32) -> u64 {
     let z: Zobrist64 = pos.zobrist_hash(EnPassantMode::Legal);
     let d: u64 = displaced.map_or(0, |(a, b)| {
         1 + u64::from(a.to_u32()) * 64 + u64::from(b.to_u32())
     });
-    z.0 ^ d.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    z.0 ^ d.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(parity) << 63
 }
 
 /// Routes the unit on `spec.from` (of the side that owns it) from `pos`; None when no route is
@@ -222,7 +230,10 @@ pub(super) fn route(
         depth: 0,
     }];
     let mut seen = HashSet::new();
-    seen.insert(key(&nodes[0].pos, displaced));
+    // With a parity asked for, the same position after an odd and an even number of moves are
+    // different states.
+    let parity_of = |depth: u32| if spec.parity.is_some() { depth % 2 } else { 0 };
+    seen.insert(key(&nodes[0].pos, displaced, 0));
     let mut queue = VecDeque::from([0u32]);
     while let Some(i) = queue.pop_front() {
         if !limits.tick(1) || nodes.len() > spec.max_nodes {
@@ -251,7 +262,7 @@ pub(super) fn route(
             let arrived = match (spec.capture, partner) {
                 (true, Some(p)) => to == p,
                 _ => spec.accept.contains(to) && m.is_capture() == spec.capture,
-            };
+            } && spec.parity.is_none_or(|p| (depth + 1) % 2 == p);
             if in_check && !arrived {
                 continue;
             }
@@ -273,9 +284,11 @@ pub(super) fn route(
                 return Some(Route {
                     moves,
                     displaced: node_displaced,
+                    steps: depth + 1,
+                    spec: spec.clone(),
                 });
             }
-            if spec.accept.contains(to) && partner.is_none() {
+            if spec.accept.contains(to) && partner.is_none() && spec.parity.is_none() {
                 continue;
             }
             // The other side's replies: the partner's moves, then a waiting move.
@@ -298,7 +311,7 @@ pub(super) fn route(
                 if p2.is_check() && (partner_now != Some(w.to()) || !spec.capture) {
                     continue;
                 }
-                if seen.insert(key(&p2, d)) {
+                if seen.insert(key(&p2, d, parity_of(depth + 1))) {
                     nodes.push(Node {
                         pos: p2,
                         sq: to,
