@@ -616,38 +616,77 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
     out
 }
 
-/// What deeper chains did to the nearest origins, as JSON.
+/// What deeper chains and the refutations of histories did to the nearest origins, as JSON.
 fn refinement_json(r: &crate::clock::Refinement) -> Value {
     json!({
         "max_depth": r.max_depth,
         "checked": r.checked,
         "positions": r.positions,
-        "refuted": r.refuted.iter().map(|x| json!({"distance": x.distance, "depth": x.depth})).collect::<Vec<_>>(),
+        "refuted": r.refuted.iter().map(|x| json!({
+            "distance": x.distance,
+            "depth": x.depth,
+            "rule": x.rule,
+            "reasons": x.histories,
+        })).collect::<Vec<_>>(),
+        "by_rule": r.by_rule().iter().map(|g| json!({
+            "rule": g.rule,
+            "count": g.count,
+            "min_distance": g.distances.0,
+            "max_distance": g.distances.1,
+            "max_depth": g.max_depth,
+            "example": g.example,
+        })).collect::<Vec<_>>(),
         "confirmed_depth": r.confirmed_depth,
         "stopped_by": r.stopped_by,
     })
 }
 
-/// What deeper chains did to the nearest origins, as lines of the human output (empty when
-/// they refuted nothing; the depth of the chain that stands is in the shortest line's origin).
+/// Clock values `a`..=`b` in words.
+fn clocks(a: u32, b: u32) -> String {
+    if a == b {
+        format!("clock {a}")
+    } else {
+        format!("clocks {a}-{b}")
+    }
+}
+
+/// What deeper chains and the refutations of histories did to the nearest origins, as lines
+/// of the human output: the refuted candidates grouped by rule, each with the clock values it
+/// covers and the reason of its nearest candidate (empty when nothing was refuted; the depth of
+/// the chain that stands is in the shortest line's origin).
 fn refinement_human(r: &crate::clock::Refinement) -> String {
     let mut out = String::new();
-    if !r.refuted.is_empty() {
-        let mut by_distance: Vec<(u32, usize, u32)> = Vec::new();
-        for x in &r.refuted {
-            match by_distance.iter_mut().find(|(d, _, _)| *d == x.distance) {
-                Some(entry) => {
-                    entry.1 += 1;
-                    entry.2 = entry.2.max(x.depth);
-                }
-                None => by_distance.push((x.distance, 1, x.depth)),
-            }
-        }
-        for (distance, count, depth) in by_distance {
+    if let (Some(first), Some(last)) = (
+        r.refuted.iter().map(|x| x.distance).min(),
+        r.refuted.iter().map(|x| x.distance).max(),
+    ) {
+        out.push_str(&format!(
+            "  refuted: {} candidate origin(s) at {} (every reset there is impossible):\n",
+            r.refuted.len(),
+            clocks(first, last)
+        ));
+        for g in r.by_rule() {
+            let what = match g.rule {
+                "chain" => format!(
+                    "by deeper chains (every retraction line from their resets dies within {} {})",
+                    g.max_depth,
+                    if g.max_depth == 1 { "ply" } else { "plies" }
+                ),
+                "cage" => "by a cage".to_string(),
+                rule => format!("by {rule}"),
+            };
             out.push_str(&format!(
-                "  refuted: {count} candidate origin(s) at clock {distance}: every retraction line from their resets dies within {depth} {}\n",
-                if depth == 1 { "ply" } else { "plies" }
+                "    {} {what}, at {}",
+                g.count,
+                clocks(g.distances.0, g.distances.1)
             ));
+            match &g.example {
+                Some(reason) => out.push_str(&format!(
+                    "; e.g. at clock {}: {reason}\n",
+                    g.distances.0
+                )),
+                None => out.push('\n'),
+            }
         }
     }
     if let Some(why) = r.stopped_by {

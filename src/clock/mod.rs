@@ -13,6 +13,7 @@ pub mod origin;
 pub mod refine;
 pub mod search;
 
+use std::collections::HashMap;
 use std::time::Instant;
 
 use shakmaty::{Bitboard, Move};
@@ -443,22 +444,50 @@ fn replay_line(
 
 /// The position stored as node `i` of `graph`, rebuilt along the line by which the search
 /// first reached it; `parents` is [`Graph::parents`] (for many positions, computed once), or
-/// empty for a root.
+/// empty for a root. The positions rebuilt on the way are kept in `memo` (cleared when it
+/// holds [`MEMO_LIMIT`] of them), so that the positions of one level, asked in turn, each cost
+/// one step from their parent's.
 pub(crate) fn position_of(
     graph: &Graph,
     parents: &[u32],
     i: usize,
     convention: Convention,
+    memo: &mut HashMap<usize, Position>,
 ) -> Option<Position> {
     let mut line = vec![i];
     let mut j = i;
-    while let Some(&parent) = parents.get(j).filter(|&&p| p != u32::MAX) {
-        j = parent as usize;
-        line.push(j);
+    let mut pos = loop {
+        if let Some(known) = memo.get(&j) {
+            line.pop();
+            break known.clone();
+        }
+        match parents.get(j).filter(|&&p| p != u32::MAX) {
+            Some(&parent) => {
+                j = parent as usize;
+                line.push(j);
+            }
+            None => {
+                line.pop();
+                break graph.roots.iter().find(|r| graph.holds(j, r))?.clone();
+            }
+        }
+    };
+    if memo.len() >= MEMO_LIMIT {
+        memo.clear();
     }
-    line.reverse();
-    replay_line(graph, &line, convention).map(|(_, _, pos)| pos)
+    memo.insert(j, pos.clone());
+    for &next in line.iter().rev() {
+        pos = retractions(&pos)
+            .into_iter()
+            .find(|r| !r.is_reset(convention) && graph.holds(next, &r.predecessor))?
+            .predecessor;
+        memo.insert(next, pos.clone());
+    }
+    Some(pos)
 }
+
+/// The most positions [`position_of`] keeps.
+const MEMO_LIMIT: usize = 400_000;
 
 /// The certificate of `line` (indices, root first, ending at an origin): the nearest origin,
 /// which the refinement confirmed, is shown with the depth it was confirmed at; any other

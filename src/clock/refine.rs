@@ -25,7 +25,7 @@ use super::{
 use crate::legality::HistoryCache;
 
 /// The most candidates looked at more deeply in one solve.
-const MAX_CANDIDATES: usize = 200_000;
+const MAX_CANDIDATES: usize = 2_000_000;
 
 /// The most positions the deeper checks of one solve may generate, all candidates together
 /// (each check also has its own `Budget::deep_chain_budget` per reset).
@@ -47,6 +47,47 @@ pub struct Refinement {
     pub confirmed_depth: Option<u32>,
     /// Why the refinement stopped before a candidate stood, if it did (budget, time).
     pub stopped_by: Option<&'static str>,
+}
+
+/// The candidates one rule refuted, for an answer that shows what its bound rests on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleGroup {
+    /// The rule: `chain`, `bookkeeping` or `cage`.
+    pub rule: &'static str,
+    /// How many candidates it refuted.
+    pub count: usize,
+    /// The nearest and farthest of them (their clock values).
+    pub distances: (u32, u32),
+    /// The deepest chain that showed it (for `chain`).
+    pub max_depth: u32,
+    /// One reason, of the nearest candidate it refuted (empty for `chain`).
+    pub example: Option<String>,
+}
+
+impl Refinement {
+    /// The refuted candidates grouped by the rule that refuted them, the most frequent first.
+    pub fn by_rule(&self) -> Vec<RuleGroup> {
+        let mut groups: Vec<RuleGroup> = Vec::new();
+        for x in &self.refuted {
+            match groups.iter_mut().find(|g| g.rule == x.rule) {
+                Some(g) => {
+                    g.count += 1;
+                    g.distances.0 = g.distances.0.min(x.distance);
+                    g.distances.1 = g.distances.1.max(x.distance);
+                    g.max_depth = g.max_depth.max(x.depth);
+                }
+                None => groups.push(RuleGroup {
+                    rule: x.rule,
+                    count: 1,
+                    distances: (x.distance, x.distance),
+                    max_depth: x.depth,
+                    example: x.histories.first().cloned(),
+                }),
+            }
+        }
+        groups.sort_by(|a, b| b.count.cmp(&a.count).then(a.rule.cmp(b.rule)));
+        groups
+    }
 }
 
 /// A candidate origin that a deeper chain or a refutation of its resets' histories refuted.
@@ -77,6 +118,7 @@ pub fn refine_minimum(graph: &mut Graph, convention: Convention, budget: &Budget
     let expanded = graph.expanded();
     let mut parents: Option<Vec<u32>> = None;
     let mut history = HistoryCache::new();
+    let mut memo = std::collections::HashMap::new();
     while let Some(first) = (0..expanded).find(|&i| graph.is_origin(i)) {
         let distance = graph.dist(first);
         let level_end = (graph.level_start.get(distance as usize + 1).copied())
@@ -104,7 +146,7 @@ pub fn refine_minimum(graph: &mut Graph, convention: Convention, budget: &Budget
             } else {
                 parents.get_or_insert_with(|| graph.parents())
             };
-            let Some(pos) = position_of(graph, parents, i, convention) else {
+            let Some(pos) = position_of(graph, parents, i, convention, &mut memo) else {
                 return out; // cannot happen for a stored position; then nothing is refuted
             };
             if pos.is_initial() {

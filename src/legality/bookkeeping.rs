@@ -324,8 +324,22 @@ mod tests {
     }
 
     #[test]
+    fn a_pawn_that_can_neither_pass_nor_die_refutes_the_position() {
+        // Black has four rooks and lost only Q, N, N: White's pawns have 3 captures, and they
+        // need all of them (d5 must be the d-pawn, so c5 is bxc5 and b3 axb3; f5 is exf5).
+        // Black's d3 pawn cannot be the d-pawn (it would have passed White's), so Black's 3
+        // captures are exd3, gxf3 and dxc2 or bxc2, all landing off the h-file. White's h-pawn
+        // is gone: it cannot have promoted past Black's h5 pawn, left its file (no capture
+        // left) or died (no capture left to take it).
+        assert!(!ok("r3k3/2p2p2/1bK5/BBPP1PPp/2PrbrN1/1Prp1p2/2p2P2/N2R4"));
+        // After Black's hxg4 took a white unit there, White's h-pawn is free to promote.
+        assert!(ok("r3k3/2p2p2/1bK5/BBPP1PP1/2Prbrp1/1Prp1p2/2p2P2/N2R4"));
+    }
+
+    #[test]
     fn the_initial_array_and_a_middlegame_pass() {
         assert!(ok("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"));
         assert!(ok("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R"));
     }
 }
+
