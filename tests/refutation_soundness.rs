@@ -7,14 +7,22 @@ mod common;
 
 use common::{corpus, positions};
 use retroclock::{
+    clock::parity_by_resets,
     legality::{HistoryCache, refute_history},
     position::Position,
+    rules::Convention,
 };
 use shakmaty::Setup;
 
-/// Checks every position of `games`; returns (positions checked, failures).
-fn check(games: &[Vec<Setup>], cache: &mut HistoryCache, failures: &mut Vec<String>) -> usize {
-    let mut checked = 0;
+/// Checks every position of `games` (the history refutations, and the parity rule against
+/// the real clock under FIDE counting); returns (positions checked, positions whose parity
+/// the rule decided).
+fn check(
+    games: &[Vec<Setup>],
+    cache: &mut HistoryCache,
+    failures: &mut Vec<String>,
+) -> (usize, usize) {
+    let (mut checked, mut parities) = (0, 0);
     for game in games {
         for setup in game {
             let pos = Position::from_setup(setup);
@@ -22,9 +30,20 @@ fn check(games: &[Vec<Setup>], cache: &mut HistoryCache, failures: &mut Vec<Stri
             if let Some(r) = refute_history(&pos, cache) {
                 failures.push(format!("{} refuted ({}): {r}", pos.fen4(), r.rule()));
             }
+            if let Some(p) = parity_by_resets(&pos, Convention::Fide) {
+                parities += 1;
+                if setup.halfmoves % 2 != u32::from(p) {
+                    failures.push(format!(
+                        "{} clock {}: the parity rule says {}",
+                        pos.fen4(),
+                        setup.halfmoves,
+                        if p == 0 { "even" } else { "odd" }
+                    ));
+                }
+            }
         }
     }
-    checked
+    (checked, parities)
 }
 
 #[test]
@@ -34,8 +53,11 @@ fn no_refutation_fires_on_a_real_game() {
     let mut total = 0;
     match corpus::initial_array_games() {
         Some(games) => {
-            let n = check(&games, &mut cache, &mut failures);
-            println!("refutations on the corpus games: {n} positions, {} firings", failures.len());
+            let (n, p) = check(&games, &mut cache, &mut failures);
+            println!(
+                "refutations on the corpus games: {n} positions, {} firings; the parity rule decided {p}",
+                failures.len()
+            );
             total += n;
         }
         None => println!("skipped: corpus not found"),
@@ -50,9 +72,9 @@ fn no_refutation_fires_on_a_real_game() {
             .map(|plies| plies.into_iter().map(|p| p.after).collect())
             .collect();
         let before = failures.len();
-        let n = check(&games, &mut cache, &mut failures);
+        let (n, p) = check(&games, &mut cache, &mut failures);
         println!(
-            "refutations on random games ({steer:?}): {n} positions, {} firings",
+            "refutations on random games ({steer:?}): {n} positions, {} firings; the parity rule decided {p}",
             failures.len() - before
         );
         total += n;
@@ -62,6 +84,11 @@ fn no_refutation_fires_on_a_real_game() {
         failures.is_empty(),
         "{} real positions refuted:\n{}",
         failures.len(),
-        failures.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
+        failures
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }

@@ -103,9 +103,12 @@ pub struct ClockAnswer {
     /// Parities that occur: `[even, odd]`.
     pub parities: [bool; 2],
     /// The parity every value must have (0 even, 1 odd), when it is proven without a complete
-    /// search: no reset can be taken back anywhere, so every history starts at the initial
-    /// array and the clock counts every ply of the game.
+    /// search: one side can never have reset the count (see [`parity_by_resets`]), so the
+    /// last reset was the other side's move, or the game's start.
     pub parity_proven: Option<u8>,
+    /// Whether no reset can be taken back anywhere: every history starts at the initial array
+    /// and the clock counts every ply of the game.
+    pub closed: bool,
     /// The shortest line.
     pub shortest: Option<Certificate>,
     /// The longest line (when the maximum is bounded).
@@ -145,7 +148,7 @@ impl ClockAnswer {
     /// so that every history starts at the initial array and the clock counts every ply of the
     /// game (then [`ClockAnswer::parity_proven`] is set).
     pub fn counts_every_ply(&self) -> bool {
-        self.parity_proven.is_some()
+        self.closed
     }
 
     /// Whether `k` is a possible clock value: `Some(true)` witnessed, `Some(false)` proven
@@ -308,6 +311,7 @@ pub fn solve_clock(
         values_limit: 0,
         parities: [false, false],
         parity_proven: None,
+        closed: false,
         shortest: None,
         longest: None,
         fullmove_bound,
@@ -327,10 +331,15 @@ pub fn solve_clock(
             ..base
         };
     }
-    let parity_proven = roots
+    let closed = roots.iter().all(|r| resets_closed(r, convention));
+    let parities_by_resets: Vec<Option<u8>> = roots
         .iter()
-        .all(|r| resets_closed(r, convention))
-        .then(|| u8::from(input.turn == shakmaty::Color::Black));
+        .map(|r| parity_by_resets(r, convention))
+        .collect();
+    let parity_proven = match parities_by_resets.first() {
+        Some(&Some(p)) if parities_by_resets.iter().all(|&q| q == Some(p)) => Some(p),
+        _ => None,
+    };
     let mut graph = search::explore(roots, convention, budget, progress);
     let refinement = refine::refine_minimum(&mut graph, convention, budget);
     let analysis = Analysis::new(&graph);
@@ -383,6 +392,7 @@ pub fn solve_clock(
     ClockAnswer {
         standing,
         parity_proven,
+        closed,
         min: analysis.nearest_origin.map(|i| u64::from(graph.dist(i))),
         min_lower_bound: analysis.min_lower_bound,
         max,
@@ -419,6 +429,36 @@ fn resets_closed(pos: &Position, convention: Convention) -> bool {
         && (board.pawns() & board.black()) == Bitboard::from_rank(shakmaty::Rank::Seventh);
     let castling_closed = !convention.castling_resets() || pos.castling == Bitboard::CORNERS;
     full && pawns_home && castling_closed && pos.ep_square.is_none()
+}
+
+/// The parity of every clock value of `pos` (0 even, 1 odd) when one side can never have reset
+/// the count: its pawns all stand on their starting rank (it never moved a pawn, nor promoted),
+/// the other side has all 16 units (it never captured), and it never castled as a reset (the
+/// FIDE convention, or it still holds a castling right, so its king never moved). Then every
+/// reset was the other side's move: right after the last one the never-resetting side was to
+/// move with the count at 0, so the count is even when that side is to move and odd otherwise.
+/// The game's start counts as such a reset when White never resets (White moves first at 0);
+/// when Black never resets, White must certainly have reset (a pawn off its starting rank, or
+/// a black unit missing), else the rule says nothing.
+pub fn parity_by_resets(pos: &Position, convention: Convention) -> Option<u8> {
+    use shakmaty::{Color, Rank};
+    let board = &pos.board;
+    let home = |c: Color| Bitboard::from_rank(c.fold_wb(Rank::Second, Rank::Seventh));
+    let never_resets = |c: Color| {
+        (board.pawns() & board.by_color(c)) == home(c)
+            && board.by_color(!c).count() == 16
+            && (!convention.castling_resets() || (pos.castling & board.by_color(c)).any())
+    };
+    let side = if never_resets(Color::White) {
+        Color::White
+    } else if never_resets(Color::Black)
+        && ((board.pawns() & board.white()) != home(Color::White) || board.black().count() < 16)
+    {
+        Color::Black
+    } else {
+        return None;
+    };
+    Some(u8::from(pos.turn != side))
 }
 
 /// Follows `line` (indices, root first) by reversible retractions: the root, the moves taken
@@ -570,4 +610,43 @@ fn certificates_up_to(
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pos(fen: &str) -> Position {
+        PositionInput::parse(fen).unwrap().candidates().remove(0)
+    }
+
+    #[test]
+    fn the_parity_of_a_side_that_never_reset() {
+        // After 1.e4 with every black unit at home and Black's rights kept: every reset was
+        // White's, so with Black to move the count is even.
+        let after_e4 = pos("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -");
+        assert_eq!(parity_by_resets(&after_e4, Convention::Retro), Some(0));
+        let white_to_move = pos("r1bqkbnr/pppppppp/2n5/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -");
+        assert_eq!(parity_by_resets(&white_to_move, Convention::Fide), Some(1));
+        // White never reset (its pawns home, Black complete): the start counts as Black's.
+        let knights = pos("rnbqkbnr/pppp1ppp/8/4p3/8/5N2/PPPPPPPP/RNBQKB1R b KQkq -");
+        assert_eq!(parity_by_resets(&knights, Convention::Fide), Some(1));
+        // Neither side ever reset: the count is the game's length, even with White to move.
+        let quiet = pos("r1bqkbnr/pppppppp/2n5/8/8/5N2/PPPPPPPP/RNBQKB1R w KQkq -");
+        assert_eq!(parity_by_resets(&quiet, Convention::Retro), Some(0));
+        // A side without rights may have castled, which resets under the Codex.
+        let castled = pos("rnbq1rk1/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR w KQ -");
+        assert_eq!(parity_by_resets(&castled, Convention::Retro), None);
+        assert_eq!(parity_by_resets(&castled, Convention::Fide), Some(1));
+    }
+
+    #[test]
+    fn a_clock_of_the_wrong_parity_is_impossible() {
+        let input =
+            PositionInput::parse("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 5 10")
+                .unwrap();
+        let answer = solve_clock(&input, Rules::default(), &Budget::default(), &|_| {});
+        assert_eq!(answer.parity_proven, Some(0));
+        assert_eq!(answer.value_possible(5), Some(false));
+    }
 }
