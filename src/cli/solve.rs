@@ -17,7 +17,7 @@ use retroclock::{
     verdict::decide,
 };
 
-use super::{Failure, emit, memory_budget, parse_fen, parse_rules, progress_bar, thread_pool};
+use super::{Failure, RulesArg, emit, memory_budget, parse_fen, progress_bar, thread_pool};
 
 /// The arguments of `solve`.
 #[derive(clap::Args)]
@@ -30,9 +30,9 @@ pub struct SolveArgs {
     /// number M of a game from the initial array.
     #[arg(long)]
     pub stip: Option<String>,
-    /// The rule set: retro (default), fide, piran, fide1988.
-    #[arg(long, default_value = "retro")]
-    pub rules: String,
+    /// The rule set.
+    #[arg(long, value_enum, ignore_case = true, default_value_t = RulesArg::Retro)]
+    pub rules: RulesArg,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -107,7 +107,7 @@ pub fn budget(
 
 /// Runs `solve`.
 pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
-    let rules = parse_rules(&args.rules)?;
+    let rules: retroclock::rules::Rules = args.rules.into();
     let input = parse_fen(&args.fen)?;
     let stip: Stipulation = match &args.stip {
         Some(s) => s
