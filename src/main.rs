@@ -5,7 +5,7 @@ mod cli;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use cli::{Failure, RulesArg, batch::BatchArgs, games::GamesArgs, solve::SolveArgs};
 
 #[derive(Parser)]
@@ -38,6 +38,12 @@ enum Command {
     Games(GamesArgs),
     /// Check every entry of puzzle files against its stated answer (`sol`).
     Batch(BatchArgs),
+    /// Print the completion script of a shell to standard output (see the README to install it).
+    Completions {
+        /// The shell the script is for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 fn main() -> ExitCode {
@@ -47,6 +53,11 @@ fn main() -> ExitCode {
         Command::Solve(args) => cli::solve::solve(args),
         Command::Games(args) => cli::games::games(args),
         Command::Batch(args) => cli::batch::batch(args),
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "retroclock", &mut script);
+            cli::emit(&String::from_utf8_lossy(&script))
+        }
     };
     match result {
         Ok(code) => code,
