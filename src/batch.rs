@@ -115,12 +115,12 @@ fn check_stated(s: &Solution) -> Result<(), String> {
         if let Some(p) = parity {
             let name = if p == 0 { "even" } else { "odd" };
             if min % 2 != u64::from(p) {
-                return Err(format!("{s}: the minimum {min} is not {name}"));
+                return Err(format!("'{s}': the minimum {min} is not {name}"));
             }
             if let Some(m) = max
                 && m % 2 != u64::from(p)
             {
-                return Err(format!("{s}: the maximum {m} is not {name}"));
+                return Err(format!("'{s}': the maximum {m} is not {name}"));
             }
         }
     }
