@@ -245,7 +245,7 @@ pub fn narrowed(input: &PositionInput, reading: &CastlingReading) -> PositionInp
 pub fn refusal(input: &PositionInput, stip: Stipulation) -> Option<String> {
     if let Some(given) = input.castling.known() {
         return Some(format!(
-            "reads an unknown castling field (`?`), but this one is given: {}",
+            "reads only a field of unknown rights (`?`), but this one gives {}",
             castling_string(given)
         ));
     }

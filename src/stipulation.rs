@@ -219,8 +219,14 @@ fn question(input: &str) -> Result<Stipulation, StipulationError> {
         if text.is_empty() {
             return Err(err(at, "expected a whole number".to_string()));
         }
-        text.parse::<u64>()
-            .map_err(|_| err(at, format!("'{text}' is not a whole number")))
+        text.parse::<u64>().map_err(|_| {
+            let why = if text.bytes().all(|b| b.is_ascii_digit()) {
+                format!("'{text}' is too large (at most {})", u64::MAX)
+            } else {
+                format!("'{text}' is not a whole number")
+            };
+            err(at, why)
+        })
     };
     match word.to_ascii_lowercase().as_str() {
         "clock" => {
@@ -281,11 +287,8 @@ fn question(input: &str) -> Result<Stipulation, StipulationError> {
                 .ok_or_else(|| err(at, format!("{n} plies is too many (at most 200)")))?;
             Ok(Stipulation::ProofGame(n))
         }
-        "" => Err(err(offset, format!("empty stipulation; {EXPECTED}"))),
-        _ => Err(err(
-            offset,
-            format!("unknown stipulation '{s}'; {EXPECTED}"),
-        )),
+        "" => Err(err(offset, format!("nothing to read; {EXPECTED}"))),
+        _ => Err(err(offset, format!("an unknown question; {EXPECTED}"))),
     }
 }
 
@@ -343,8 +346,9 @@ mod tests {
             ("clock=x", "not a whole number"),
             ("clock=", "expected a whole number"),
             ("claim", "expected '?'"),
-            ("mate in 2", "unknown stipulation"),
-            ("", "empty"),
+            ("mate in 2", "an unknown question"),
+            ("", "nothing to read"),
+            ("clock=99999999999999999999999", "too large"),
             ("last 2", "last N?"),
             ("last 999?", "too many"),
             ("proofgame", "expected a whole number"),

@@ -65,7 +65,7 @@ fn malformed_lines_are_errors_with_file_and_line_and_the_rest_is_solved() {
         (2, "FEN field 1 (placement)"),
         (
             4,
-            "stipulation 'mate in 2', at character 1: unknown stipulation",
+            "stipulation 'mate in 2', at character 1: an unknown question",
         ),
         (
             5,

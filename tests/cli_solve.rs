@@ -464,7 +464,7 @@ fn the_codex_reading_refuses_a_given_castling_field_and_counting_questions() {
     assert!(
         given
             .stderr
-            .contains("--codex reads an unknown castling field")
+            .contains("--codex reads only a field of unknown rights")
     );
     assert!(given.stderr.contains("KQkq"));
     let last = solve(&[FREEZE_UNKNOWN, "--codex", "--stip", "last 1?"]);
@@ -515,7 +515,7 @@ fn castling_asks_for_the_largest_sets_of_rights_not_refuted() {
     assert!(
         given
             .stderr
-            .contains("castling? reads an unknown castling field"),
+            .contains("castling? reads only a field of unknown rights"),
         "{}",
         given.stderr
     );
