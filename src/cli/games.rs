@@ -192,10 +192,8 @@ fn read_games(path: &Path, options: &ReplayOptions) -> (Vec<Item>, Vec<(usize, G
                 Err(e) => items.push(Item::Error {
                     file: file.clone(),
                     game: Some(e.game),
-                    line: (e.ply as usize)
-                        .checked_sub(1)
-                        .and_then(|i| game.moves.get(i))
-                        .map(|m| m.line),
+                    // The reader checks every move, so this is not expected: the game's line.
+                    line: Some(game.line),
                     message: format!("illegal move \"{}\" at ply {}", e.san, e.ply),
                 }),
             },
