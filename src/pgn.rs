@@ -812,10 +812,11 @@ impl Visitor for Collector {
         // game (the game before had no movetext), and an `Event` tag after an error.
         let span = self.spans;
         let game = self.game_at(event, |b| {
-            b.span == span
-                && !b.has_movetext
-                && !b.tags.iter().any(|(n, _)| *n == name)
-                && !(b.error.is_some() && name == "Event")
+            let ends = b.span != span
+                || b.has_movetext
+                || b.tags.iter().any(|(n, _)| *n == name)
+                || (b.error.is_some() && name == "Event");
+            !ends
         });
         game.tags
             .push((name, value.decode_utf8_lossy().into_owned()));
