@@ -249,7 +249,7 @@ pub fn refusal(input: &PositionInput, stip: Stipulation) -> Option<String> {
             castling_string(given)
         ));
     }
-    matches!(stip, Stipulation::Last(_) | Stipulation::ProofGame(_)).then(|| {
+    matches!(stip, Stipulation::Last(..) | Stipulation::ProofGame(_)).then(|| {
         format!("applies to the clock questions, claim?, over?, fen and legal?, not to `{stip}`")
     })
 }

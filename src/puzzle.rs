@@ -120,7 +120,7 @@ impl Solution {
                 }
                 Ok(Solution::Range { min, max, parity })
             }
-            Stipulation::Last(_) | Stipulation::ProofGame(_) => t
+            Stipulation::Last(..) | Stipulation::ProofGame(_) => t
                 .parse()
                 .map(Solution::Count)
                 .map_err(|_| format!("expected a number of sequences, found '{text}'")),
