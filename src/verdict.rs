@@ -769,7 +769,7 @@ pub fn decide(stip: Stipulation, input: &PositionInput, clock: ClockAnswer) -> A
         }
         Stipulation::Legal
         | Stipulation::Castling
-        | Stipulation::Last(_)
+        | Stipulation::Last(..)
         | Stipulation::ProofGame(_) => {
             // Answered by the legality, Codex and retractor modules; the clock gives the
             // basics here.
