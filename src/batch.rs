@@ -237,7 +237,7 @@ pub fn check(entry: &Entry, settings: &Settings) -> Outcome {
     }
     // `last N?` and `proofgame N` are answered by a count: (count, complete).
     let counted = match puzzle.stipulation {
-        Stipulation::Last(plies) => {
+        Stipulation::Last(plies, _) => {
             let limits = LastMovesBudget {
                 max_nodes: settings.max_nodes,
                 limit: 0,
@@ -403,7 +403,7 @@ pub fn solver_answer(a: &Answer) -> String {
             (None, Some(false)) => "no in some histories, unknown whether yes in any".to_string(),
             (None, None) => "unknown".to_string(),
         },
-        Stipulation::Last(_) | Stipulation::ProofGame(_) => {
+        Stipulation::Last(..) | Stipulation::ProofGame(_) => {
             "answered by a count (see the count in the report)".to_string()
         }
         Stipulation::Castling => match a.codex.as_ref().and_then(|r| r.answer()) {

@@ -128,7 +128,7 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
         let asker = if args.codex { "--codex" } else { "castling?" };
         return Err(Failure(format!("{asker} {why}")));
     }
-    if let Stipulation::Last(plies) = stip {
+    if let Stipulation::Last(plies, _) = stip {
         let limits = LastMovesBudget {
             max_nodes: args.max_nodes,
             deadline: budget.deadline,
