@@ -7,7 +7,9 @@
 //! ```
 //! Opcodes: `id` (a name), `stip` (a stipulation, default `fen`), `rules` (default `retro`),
 //! `sol` (the stated answer), and the standard `hmvc` / `fmvn` for the halfmove clock and the
-//! fullmove number. Operands may be quoted with `"`; each operation ends with `;`. A plain FEN
+//! fullmove number; for `last N?`, `extra` (the further plies each sequence is checked back,
+//! default 1) and `ep` (how the e.p. field `-` is read: `capturable`, the default, or
+//! `standard`; see [`crate::lastmoves::EpReading`]). Operands may be quoted with `"`; each operation ends with `;`. A plain FEN
 //! line (5 or 6 fields, or 4 with no operations) is an entry with stipulation `fen`.
 //!
 //! The stated answer's syntax depends on the stipulation:
@@ -21,6 +23,7 @@
 use std::fmt;
 
 use crate::{
+    lastmoves::EpReading,
     position::{FenError, PositionInput},
     rules::Rules,
     stipulation::Stipulation,
@@ -172,6 +175,10 @@ pub struct Puzzle {
     pub rules: Rules,
     /// The stated answer, if given.
     pub solution: Option<Solution>,
+    /// For `last N?`: the further plies each sequence is checked back (`extra`, default 1).
+    pub extra: u32,
+    /// For `last N?`: how the e.p. field `-` is read (`ep`, default capturable).
+    pub ep_reading: EpReading,
     /// Whether the unknown castling field is read by the Codex (`castling "codex"`, or the
     /// question `castling?`; see [`crate::codex`]) rather than left open.
     pub codex: bool,
@@ -288,6 +295,8 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
             stipulation: Stipulation::Fen,
             rules: Rules::default(),
             solution: None,
+            extra: 1,
+            ep_reading: EpReading::default(),
             codex: false,
             other: Vec::new(),
         });
@@ -300,6 +309,8 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
     let mut hmvc = "?".to_string();
     let mut fmvn = "?".to_string();
     let mut codex = false;
+    let mut extra = 1;
+    let mut ep_reading = EpReading::default();
     let mut other = Vec::new();
     for (op, arg) in ops {
         match op.as_str() {
@@ -308,6 +319,22 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
             "rules" => rules = arg.parse().map_err(|e| err(format!("rules: {e}")))?,
             "sol" => sol_text = Some(arg),
             "hmvc" => hmvc = arg,
+            "extra" => {
+                extra = arg
+                    .parse()
+                    .map_err(|_| err(format!("extra: expected a number of plies, found '{arg}'")))?
+            }
+            "ep" => {
+                ep_reading = match arg.as_str() {
+                    "capturable" => EpReading::Capturable,
+                    "standard" => EpReading::Standard,
+                    _ => {
+                        return Err(err(format!(
+                            "ep: expected `capturable` or `standard`, found `{arg}`"
+                        )));
+                    }
+                }
+            }
             "fmvn" => fmvn = arg,
             "castling" => {
                 codex = match arg.as_str() {
@@ -350,6 +377,8 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
         stipulation,
         rules,
         solution,
+        extra,
+        ep_reading,
         codex,
         other,
     })
