@@ -17,7 +17,7 @@ use crate::{
     clock::{Budget, ClockAnswer, MaxClock, solve_clock},
     codex::{narrowed, read_castling},
     format,
-    lastmoves::{LastMovesBudget, last_moves},
+    lastmoves::{LastMovesBudget, LastMovesQuery, last_moves_for},
     legal::{ProofBudget, judge, target_of},
     proofgame,
     puzzle::{ClaimArticle, Puzzle, Solution, parse_puzzles},
@@ -237,20 +237,21 @@ pub fn check(entry: &Entry, settings: &Settings) -> Outcome {
     }
     // `last N?` and `proofgame N` are answered by a count: (count, complete).
     let counted = match puzzle.stipulation {
-        Stipulation::Last(plies, _) => {
+        Stipulation::Last(plies, at_move) => {
             let limits = LastMovesBudget {
                 max_nodes: settings.max_nodes,
                 limit: 0,
                 deadline: budget.deadline,
                 ..LastMovesBudget::default()
             };
-            let found = last_moves(
-                &puzzle.position,
+            let query = LastMovesQuery {
                 plies,
-                1,
-                puzzle.rules.convention(),
-                &limits,
-            );
+                extra: puzzle.extra,
+                convention: puzzle.rules.convention(),
+                ep_reading: puzzle.ep_reading,
+                at_move,
+            };
+            let found = last_moves_for(&puzzle.position, &query, &limits);
             Some((found.count, found.complete))
         }
         Stipulation::ProofGame(plies) => {
