@@ -9,7 +9,7 @@ use retroclock::{
     clock::{Budget, Progress, solve_clock},
     codex::{narrowed, read_castling, refusal},
     format,
-    lastmoves::{LastMovesBudget, last_moves},
+    lastmoves::{EpReading, LastMovesBudget, LastMovesQuery, last_moves_for},
     legal::{ProofBudget, certify_input, judge, target_of},
     position::castling_string,
     proofgame,
@@ -65,6 +65,9 @@ pub struct SolveArgs {
     /// For `last N?`: check each sequence this many further plies back.
     #[arg(long, default_value_t = 1)]
     pub extra: u32,
+    /// For `last N?`: how the FEN's e.p. field `-` is read (the answer names the reading).
+    #[arg(long, value_enum, default_value_t = EpArg::Capturable)]
+    pub ep_reading: EpArg,
     /// Seconds for proof-game searches (`legal?`, and certifying witness lines; 0 = none).
     #[arg(long, default_value_t = 2.0)]
     pub proof_time: f64,
@@ -73,6 +76,24 @@ pub struct SolveArgs {
     /// each other are alternatives (Art. 16.3), and the answer covers them all.
     #[arg(long)]
     pub codex: bool,
+}
+
+/// The readings of the e.p. field `-` that `--ep-reading` takes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum EpArg {
+    /// No e.p. capture is legal now; the last move may still be a double step no pawn can take.
+    Capturable,
+    /// The FEN standard's: the last move was no double step.
+    Standard,
+}
+
+impl From<EpArg> for EpReading {
+    fn from(arg: EpArg) -> EpReading {
+        match arg {
+            EpArg::Capturable => EpReading::Capturable,
+            EpArg::Standard => EpReading::Standard,
+        }
+    }
 }
 
 /// Builds the search budget from the command-line limits.
@@ -128,14 +149,20 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
         let asker = if args.codex { "--codex" } else { "castling?" };
         return Err(Failure(format!("{asker} {why}")));
     }
-    if let Stipulation::Last(plies, _) = stip {
+    if let Stipulation::Last(plies, at_move) = stip {
         let limits = LastMovesBudget {
             max_nodes: args.max_nodes,
             deadline: budget.deadline,
             ..LastMovesBudget::default()
         };
-        let found =
-            pool.install(|| last_moves(&input, plies, args.extra, rules.convention(), &limits));
+        let query = LastMovesQuery {
+            plies,
+            extra: args.extra,
+            convention: rules.convention(),
+            ep_reading: args.ep_reading.into(),
+            at_move,
+        };
+        let found = pool.install(|| last_moves_for(&input, &query, &limits));
         let text = if args.json {
             format!("{}\n", format::last_moves_json(&found, rules.name()))
         } else {
