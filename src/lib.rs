@@ -10,7 +10,9 @@
 //! * [`proofgame`] searches proof games from the initial array;
 //! * [`verify`] re-checks every certificate by forward replay, apart from the search;
 //! * [`puzzle`] reads puzzle files (EPD with `stip`/`sol`/`rules`);
-//! * [`pgn`] reads games and [`games`] reports their no-progress runs;
+//! * [`pgn`] reads games (with pgn-reader) and [`games`] reports their no-progress runs;
+//! * [`lastmoves`] is the retractor (`last N?`), which reads the FEN's clock and move number as
+//!   facts;
 //! * [`format`](mod@format) writes answers for people and as JSON;
 //! * [`rules`] names the conventions (retro, FIDE, Piran, FIDE 1988).
 #![deny(missing_docs)]
