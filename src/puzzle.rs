@@ -182,6 +182,9 @@ pub struct Puzzle {
     /// Whether the unknown castling field is read by the Codex (`castling "codex"`, or the
     /// question `castling?`; see [`crate::codex`]) rather than left open.
     pub codex: bool,
+    /// The `game` operation: a PGN file (relative to the puzzle file) whose game from the
+    /// initial array ends in the position; the reader of the file reads it.
+    pub game: Option<String>,
     /// The `c0`… comments or any other operations, kept as text.
     pub other: Vec<(String, String)>,
 }
@@ -298,6 +301,7 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
             extra: 1,
             ep_reading: EpReading::default(),
             codex: false,
+            game: None,
             other: Vec::new(),
         });
     }
@@ -311,6 +315,7 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
     let mut codex = false;
     let mut extra = 1;
     let mut ep_reading = EpReading::default();
+    let mut game = None;
     let mut other = Vec::new();
     for (op, arg) in ops {
         match op.as_str() {
@@ -336,6 +341,10 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
                 }
             }
             "fmvn" => fmvn = arg,
+            "game" if arg.trim().is_empty() => {
+                return Err(err("game: expected the name of a PGN file".to_string()));
+            }
+            "game" => game = Some(arg),
             "castling" => {
                 codex = match arg.as_str() {
                     "codex" => true,
@@ -380,6 +389,7 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
         extra,
         ep_reading,
         codex,
+        game,
         other,
     })
 }

@@ -1,5 +1,6 @@
 //! The retractor (`last N?`) against data: Chass's 23 test problems (`puzzles/lastmoves.epd`,
-//! each with Chass's count) and positions of seeded random games with their real clock and move
+//! each with Chass's count, answered through [`retroclock::answer::answer`] as `solve` and
+//! `batch` answer them) and positions of seeded random games with their real clock and move
 //! number, for which every listed sequence must replay with shakmaty to the position with that
 //! clock and move number, the game's real last moves must be listed, and no sequence twice.
 
@@ -9,6 +10,7 @@ use std::collections::HashSet;
 
 use common::positions::{Steer, random_games};
 use retroclock::{
+    answer::{Limits, Question, Reply, answer},
     batch::entries_from_text,
     lastmoves::{LastMovesBudget, LastMovesQuery, last_moves_for},
     position::PositionInput,
@@ -26,20 +28,24 @@ fn chass_problems_have_chass_counts() {
     let mut wrong = Vec::new();
     for entry in entries_from_text("lastmoves.epd", &text) {
         let puzzle = entry.puzzle.expect("every entry reads");
-        let Stipulation::Last(plies, at_move) = puzzle.stipulation else {
+        let Stipulation::Last(..) = puzzle.stipulation else {
             panic!("line {}: not a last N? question", puzzle.line);
         };
         let Some(Solution::Count(expected)) = puzzle.solution else {
             panic!("line {}: no stated count", puzzle.line);
         };
-        let query = LastMovesQuery {
-            plies,
+        let question = Question {
             extra: puzzle.extra,
-            convention: puzzle.rules.convention(),
             ep_reading: puzzle.ep_reading,
-            at_move,
+            ..Question::new(puzzle.position.clone(), puzzle.stipulation, puzzle.rules)
         };
-        let found = last_moves_for(&puzzle.position, &query, &LastMovesBudget::default());
+        let reply = answer(&question, &Limits::default(), &|_| {});
+        let Ok(Reply::LastMoves(found)) = reply else {
+            panic!(
+                "line {}: not answered by the retractor: {reply:?}",
+                puzzle.line
+            );
+        };
         let id = puzzle.id.unwrap_or_default();
         rows.push(format!(
             "{id}: {} (Chass {expected}){}",

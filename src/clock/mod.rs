@@ -20,7 +20,7 @@ use shakmaty::{Bitboard, Move};
 use crate::{
     legality,
     position::{Position, PositionInput},
-    retract::{Retraction, for_each_retraction, retractions},
+    retract::{for_each_retraction, retractions},
     rules::{Convention, Rules},
     verify,
 };
@@ -219,6 +219,52 @@ impl ClockAnswer {
             convention,
             self.chain_depth,
         )
+    }
+}
+
+impl ClockAnswer {
+    /// Witness lines to the origins nearest the position, nearest first (breadth-first
+    /// order), at most `limit` of them: one per reset retraction that makes an origin (an
+    /// origin may have several), optionally only those whose clock has parity `parity` (0
+    /// even, 1 odd). Each line is checked by forward replay, as every certificate.
+    pub fn nearest_lines(
+        &self,
+        convention: Convention,
+        parity: Option<u8>,
+        limit: usize,
+    ) -> Vec<Certificate> {
+        let Some(graph) = self.graph.as_ref() else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let mut parents: Option<Vec<u32>> = None;
+        for i in graph.origin.iter() {
+            if out.len() >= limit {
+                break;
+            }
+            if parity.is_some_and(|p| graph.dist(i) % 2 != u32::from(p)) {
+                continue;
+            }
+            let parents = parents.get_or_insert_with(|| graph.parents());
+            let mut line = vec![i];
+            let mut j = i;
+            while let Some(&p) = parents.get(j).filter(|&&p| p != u32::MAX) {
+                j = p as usize;
+                line.push(j);
+            }
+            line.reverse();
+            let depth = self
+                .refinement
+                .confirmed_depth
+                .unwrap_or(self.chain_depth)
+                .max(self.chain_depth);
+            out.extend(
+                certificates(graph, &line, convention, depth)
+                    .into_iter()
+                    .take(limit - out.len()),
+            );
+        }
+        out
     }
 }
 
@@ -440,31 +486,59 @@ fn certificate(
     convention: Convention,
     chain_depth: u32,
 ) -> Option<Certificate> {
-    let (target, backward, pos) = replay_line(graph, line, convention)?;
-    // The reset that makes the last position an origin.
-    let (start, evidence, reset) = if pos.is_initial() {
-        (pos.clone(), OriginEvidence::InitialArray, None)
+    certificates_up_to(graph, line, convention, chain_depth, 1).pop()
+}
+
+/// [`certificate`] for every reset that makes the last position of `line` an origin (one
+/// certificate each; the initial array has one, with no reset).
+fn certificates(
+    graph: &Graph,
+    line: &[usize],
+    convention: Convention,
+    chain_depth: u32,
+) -> Vec<Certificate> {
+    certificates_up_to(graph, line, convention, chain_depth, usize::MAX)
+}
+
+/// [`certificates`], the first `limit` of them.
+fn certificates_up_to(
+    graph: &Graph,
+    line: &[usize],
+    convention: Convention,
+    chain_depth: u32,
+    limit: usize,
+) -> Vec<Certificate> {
+    let Some((target, backward, pos)) = replay_line(graph, line, convention) else {
+        return Vec::new();
+    };
+    // The resets that make the last position an origin.
+    let starts: Vec<(Position, OriginEvidence, Option<Move>)> = if pos.is_initial() {
+        vec![(pos.clone(), OriginEvidence::InitialArray, None)]
     } else {
-        let mut found: Option<(Retraction, OriginEvidence)> = None;
+        let mut found = Vec::new();
         for_each_retraction(&pos, |r| {
-            if found.is_none() && r.is_reset(convention) {
+            if found.len() < limit && r.is_reset(convention) {
                 let budget = Budget::default().deep_chain_budget;
                 if let Some(e) = origin::origin_evidence(&r, chain_depth, budget) {
-                    found = Some((r, e));
+                    found.push((r.predecessor.clone(), e, Some(r.mv)));
                 }
             }
         });
-        let (r, e) = found?;
-        (r.predecessor.clone(), e, Some(r.mv))
+        found
     };
-    let mut moves: Vec<Move> = reset.into_iter().collect();
-    moves.extend(backward.iter().rev());
-    let san = verify::replay_line(&start, &moves, &target).ok()?;
-    Some(Certificate {
-        clock: (line.len() - 1) as u64,
-        start,
-        moves,
-        san,
-        evidence,
-    })
+    starts
+        .into_iter()
+        .filter_map(|(start, evidence, reset)| {
+            let mut moves: Vec<Move> = reset.into_iter().collect();
+            moves.extend(backward.iter().rev());
+            let san = verify::replay_line(&start, &moves, &target).ok()?;
+            Some(Certificate {
+                clock: (line.len() - 1) as u64,
+                start,
+                moves,
+                san,
+                evidence,
+            })
+        })
+        .collect()
 }

@@ -6,8 +6,10 @@
 //! have played: every retraction line from its predecessor dies a little further back. The
 //! minimum depends only on the origins nearest the position, so the solver raises the depth on
 //! those, one ply at a time, up to `Budget::max_chain_depth`:
-//! * a candidate whose every line dies is dropped (a proof: only necessary conditions are used),
-//!   and the next nearest candidates are tried;
+//! * a candidate whose every line dies, or whose every reset's predecessor is refuted by its
+//!   whole history ([`crate::legality::refute_history`]: a unit caged where it cannot have got),
+//!   is dropped (a proof: only necessary conditions are used), and the next nearest candidates
+//!   are tried;
 //! * a candidate with a chain at the deepest depth, or whose check runs out of budget, stands,
 //!   and the minimum is its distance.
 
@@ -16,13 +18,14 @@ use std::time::Instant;
 use crate::rules::Convention;
 
 use super::{
-    origin::{ChainStatus, origin_status_counted},
+    origin::{ChainStatus, origin_status_counted, origin_status_refuting},
     position_of,
     search::{Budget, Graph},
 };
+use crate::legality::HistoryCache;
 
 /// The most candidates looked at more deeply in one solve.
-const MAX_CANDIDATES: usize = 2_000;
+const MAX_CANDIDATES: usize = 200_000;
 
 /// The most positions the deeper checks of one solve may generate, all candidates together
 /// (each check also has its own `Budget::deep_chain_budget` per reset).
@@ -46,13 +49,19 @@ pub struct Refinement {
     pub stopped_by: Option<&'static str>,
 }
 
-/// A candidate origin that a deeper chain refuted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A candidate origin that a deeper chain or a refutation of its resets' histories refuted.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refuted {
     /// Its distance from the position (the clock value it would have given).
     pub distance: u32,
-    /// The chain depth at which every line from it had died.
+    /// The chain depth at which every line from it had died (the search's own depth when the
+    /// histories refuted it).
     pub depth: u32,
+    /// What refuted the predecessors of its resets by their histories (empty when deeper chains
+    /// did): one entry per predecessor.
+    pub histories: Vec<String>,
+    /// The rule that refuted it: `chain` (every line dies) or the history rule (`cage`).
+    pub rule: &'static str,
 }
 
 /// Raises the chain depth on the origins nearest the roots of `graph` until one stands or none
@@ -67,6 +76,7 @@ pub fn refine_minimum(graph: &mut Graph, convention: Convention, budget: &Budget
     }
     let expanded = graph.expanded();
     let mut parents: Option<Vec<u32>> = None;
+    let mut history = HistoryCache::new();
     while let Some(first) = (0..expanded).find(|&i| graph.is_origin(i)) {
         let distance = graph.dist(first);
         let level_end = (graph.level_start.get(distance as usize + 1).copied())
@@ -100,7 +110,26 @@ pub fn refine_minimum(graph: &mut Graph, convention: Convention, budget: &Budget
             if pos.is_initial() {
                 return out; // the game's start: nothing to refute
             }
-            let mut verdict = ChainStatus::Found;
+            // First the refutations of the resets' histories, at the search's own depth.
+            let (mut verdict, refutations) = origin_status_refuting(
+                &pos,
+                convention,
+                budget.chain_depth,
+                budget.deep_chain_budget,
+                &mut out.positions,
+                &mut history,
+            );
+            if verdict == ChainStatus::Dead && !refutations.is_empty() {
+                graph.origin.remove(i);
+                let rule = refutations[0].rule();
+                out.refuted.push(Refuted {
+                    distance,
+                    depth: budget.chain_depth,
+                    histories: refutations.iter().map(|r| r.to_string()).collect(),
+                    rule,
+                });
+                continue;
+            }
             let mut depth = budget.chain_depth;
             while depth < out.max_depth && verdict == ChainStatus::Found {
                 depth += 1;
@@ -116,7 +145,12 @@ pub fn refine_minimum(graph: &mut Graph, convention: Convention, budget: &Budget
             match verdict {
                 ChainStatus::Dead => {
                     graph.origin.remove(i);
-                    out.refuted.push(Refuted { distance, depth });
+                    out.refuted.push(Refuted {
+                        distance,
+                        depth,
+                        histories: Vec::new(),
+                        rule: "chain",
+                    });
                 }
                 ChainStatus::Found => {
                     out.confirmed_depth = Some(depth);
@@ -164,7 +198,9 @@ mod tests {
             raised.refinement.refuted,
             vec![Refuted {
                 distance: 0,
-                depth: 1
+                depth: 1,
+                histories: Vec::new(),
+                rule: "chain",
             }]
         );
         // The default depth refutes it during the search already.

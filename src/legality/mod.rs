@@ -13,6 +13,9 @@
 //! checks on walled-off units and on pawns that could not pass each other, which the clock
 //! search applies to reset predecessors) and [`fullmove_bound`].
 
+mod bookkeeping;
+mod cage;
+mod history;
 mod material;
 mod passing;
 mod position;
@@ -23,6 +26,9 @@ use std::fmt;
 
 use shakmaty::{Bitboard, Board, Color, File, Role, Square};
 
+pub use bookkeeping::bookkeeping_ok;
+pub use cage::{CageCache, Caged, caged_unit};
+pub use history::{HistoryCache, Refutation, refute_history};
 pub(crate) use material::SideSlack;
 pub use material::{
     Allowance, Material, UNASSIGNABLE, allowance, material_ok, material_reasons, material_side_ok,
