@@ -17,7 +17,7 @@ use crate::{
     certify::{self, CertifiedLine, GivenGame, GivenGameError, Proofs},
     clock::{Budget, Progress, solve_clock},
     codex::{narrowed, read_castling, refusal},
-    lastmoves::{LastMoves, LastMovesBudget, last_moves},
+    lastmoves::{EpReading, LastMoves, LastMovesBudget, LastMovesQuery, last_moves_for},
     legal::{ProofBudget, judge, target_of},
     position::PositionInput,
     proofgame::{self, ProofGameSearch},
@@ -42,10 +42,13 @@ pub struct Question {
     pub games: Vec<GivenGame>,
     /// For `last N?`: how many further plies each sequence is checked back.
     pub extra: u32,
+    /// For `last N?`: how the FEN's e.p. field `-` is read.
+    pub ep_reading: EpReading,
 }
 
 impl Question {
-    /// A question with no Codex reading, no given game and one extra ply for `last N?`.
+    /// A question with no Codex reading, no given game, and for `last N?` one extra ply and
+    /// the default reading of the e.p. field.
     pub fn new(position: PositionInput, stipulation: Stipulation, rules: Rules) -> Question {
         Question {
             position,
@@ -54,6 +57,7 @@ impl Question {
             codex: false,
             games: Vec::new(),
             extra: 1,
+            ep_reading: EpReading::default(),
         }
     }
 }
@@ -164,14 +168,22 @@ pub fn answer(
     }
     let deadline = limits.search.deadline;
     match stip {
-        Stipulation::Last(plies) => {
+        Stipulation::Last(plies, at_move) => {
             let budget = LastMovesBudget {
                 max_nodes: limits.search.max_nodes,
                 deadline,
                 limit: limits.listed,
                 ..LastMovesBudget::default()
             };
-            let found = last_moves(input, plies, question.extra, rules.convention(), &budget);
+            // The FEN's clock and move number (or the premise) are facts for the retractor.
+            let query = LastMovesQuery {
+                plies,
+                extra: question.extra,
+                convention: rules.convention(),
+                ep_reading: question.ep_reading,
+                at_move,
+            };
+            let found = last_moves_for(input, &query, &budget);
             return Ok(Reply::LastMoves(found));
         }
         Stipulation::ProofGame(plies) => {

@@ -126,12 +126,12 @@ fn check_stated(s: &Solution) -> Result<(), String> {
         if let Some(p) = parity {
             let name = if p == 0 { "even" } else { "odd" };
             if min % 2 != u64::from(p) {
-                return Err(format!("{s}: the minimum {min} is not {name}"));
+                return Err(format!("'{s}': the minimum {min} is not {name}"));
             }
             if let Some(m) = max
                 && m % 2 != u64::from(p)
             {
-                return Err(format!("{s}: the maximum {m} is not {name}"));
+                return Err(format!("'{s}': the maximum {m} is not {name}"));
             }
         }
     }
@@ -252,7 +252,8 @@ pub fn check(entry: &Entry, settings: &Settings) -> Outcome {
         rules: puzzle.rules,
         codex: puzzle.codex,
         games: entry.games.clone(),
-        extra: 1,
+        extra: puzzle.extra,
+        ep_reading: puzzle.ep_reading,
     };
     let reply = match answer(&question, &limits, &|_| {}) {
         Ok(reply) => reply,
@@ -457,7 +458,7 @@ pub fn solver_answer(a: &Answer) -> String {
                 (None, None) => "unknown".to_string(),
             }
         }
-        Stipulation::Last(_) | Stipulation::ProofGame(_) => {
+        Stipulation::Last(..) | Stipulation::ProofGame(_) => {
             "answered by a count (see the count in the report)".to_string()
         }
         Stipulation::Castling => match a.codex.as_ref().and_then(|r| r.answer()) {

@@ -262,11 +262,11 @@ pub fn narrowed(input: &PositionInput, reading: &CastlingReading) -> PositionInp
 pub fn refusal(input: &PositionInput, stip: Stipulation) -> Option<String> {
     if let Some(given) = input.castling.known() {
         return Some(format!(
-            "reads an unknown castling field (`?`), but this one is given: {}",
+            "reads only a field of unknown rights (`?`), but this one gives {}",
             castling_string(given)
         ));
     }
-    matches!(stip, Stipulation::Last(_) | Stipulation::ProofGame(_)).then(|| {
+    matches!(stip, Stipulation::Last(..) | Stipulation::ProofGame(_)).then(|| {
         format!("applies to the clock questions, claim?, over?, fen and legal?, not to `{stip}`")
     })
 }

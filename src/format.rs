@@ -750,7 +750,11 @@ pub fn graph_dot(c: &ClockAnswer) -> Option<(String, usize, usize)> {
     Some((format!("{cut}{dot}"), limit, graph.len()))
 }
 
-/// A `last N?` answer as JSON: `sequences` (forward SAN, oldest first), `count`, `complete`.
+/// A `last N?` answer as JSON: `sequences` (forward SAN, oldest first), `count`, `complete`, and
+/// beside each sequence its first position (`starts`), the castling rights that position may
+/// hold (`start_castling`) and whether it is the whole game (`whole_game`); `game_plies` (the
+/// plies the move number counts, or null), `reconstruction` (every sequence is the whole game),
+/// `refusal` (why the facts leave no sequence, or null) and `ep_reading`.
 pub fn last_moves_json(l: &LastMoves, rules_name: &str) -> Value {
     json!({
         "stipulation": format!("last {}?", l.plies),
@@ -759,16 +763,28 @@ pub fn last_moves_json(l: &LastMoves, rules_name: &str) -> Value {
         "count": l.count,
         "complete": l.complete,
         "extra": l.extra,
+        "ep_reading": l.ep_reading.name(),
+        "game_plies": l.game_plies,
+        "reconstruction": l.reconstruction,
+        "refusal": l.refusal,
         "sequences": l.sequences.iter().map(|s| s.san.clone()).collect::<Vec<_>>(),
         "starts": l.sequences.iter().map(|s| s.start.fen4()).collect::<Vec<_>>(),
+        "start_castling": l
+            .sequences
+            .iter()
+            .map(|s| s.start_castling.iter().map(|&c| castling_string(c)).collect::<Vec<_>>())
+            .collect::<Vec<_>>(),
+        "whole_game": l.sequences.iter().map(|s| s.whole_game).collect::<Vec<_>>(),
         "stats": { "nodes": l.nodes },
     })
 }
 
-/// A `last N?` answer for a person: the count, then one sequence per line.
+/// A `last N?` answer for a person: the count and how the FEN's facts were read, then one
+/// sequence per line with its first position and the castling rights that position may hold.
 pub fn last_moves_human(l: &LastMoves, rules_name: &str) -> String {
     let mut out = format!(
-        "last {}?: {} sequence(s){}   (rules: {rules_name}; each checked {} further plies back)\n",
+        "last {}?: {} sequence(s){}   (rules: {rules_name}; each checked {} further plies back; \
+         e.p. field: {})\n",
         l.plies,
         l.count,
         if l.complete {
@@ -776,13 +792,41 @@ pub fn last_moves_human(l: &LastMoves, rules_name: &str) -> String {
         } else {
             " at least (budget ran out)"
         },
-        l.extra
+        l.extra,
+        l.ep_reading.meaning()
     );
+    if let Some(why) = &l.refusal {
+        out.push_str(&format!("  no sequence: {why}\n"));
+        return out;
+    }
+    if let Some(p) = l.game_plies {
+        if l.reconstruction {
+            out.push_str(&format!(
+                "  the game has lasted {p} plies: the reconstruction is complete (every sequence \
+                 is the whole game from the initial array)\n"
+            ));
+        } else {
+            out.push_str(&format!(
+                "  the game has lasted {p} plies (the move number is read as a fact)\n"
+            ));
+        }
+    }
     for s in &l.sequences {
+        let moves = if s.san.is_empty() {
+            "(no move: the game has not begun)".to_string()
+        } else {
+            s.san.join(" ")
+        };
+        let rights: Vec<String> = s
+            .start_castling
+            .iter()
+            .map(|&c| castling_string(c))
+            .collect();
+        let whole = if s.whole_game { "; the whole game" } else { "" };
         out.push_str(&format!(
-            "  {}   from {}\n",
-            s.san.join(" "),
-            s.start.fen4()
+            "  {moves}   from {} (castling rights: {}{whole})\n",
+            s.start.board.board_fen(),
+            rights.join(" or "),
         ));
     }
     if (l.sequences.len() as u64) < l.count {

@@ -471,7 +471,7 @@ pub fn analyse_game(game: &Game, options: &ReplayOptions) -> Result<GameReport, 
             return Err(ReplayError {
                 game: game.number,
                 ply: ply as u64,
-                san: gm.san.clone(),
+                san: gm.san.to_string(),
             });
         }
         let resets = convention.resets(&mv);

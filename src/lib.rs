@@ -6,13 +6,19 @@
 //!   `legal?` with reasons or proof games and certifies witness lines;
 //! * [`retract`] generates retractions (the legal predecessors of a position);
 //! * [`clock`] decides which halfmove-clock values a position allows;
-//! * [`stipulation`] parses the questions, [`verdict`] answers them;
+//! * [`answer`] is the one entry point that answers a question (`solve`, `batch` and the tests
+//!   call it, `last N?` included);
+//! * [`stipulation`] parses the questions, [`verdict`] decides them;
+//! * [`certify`] turns witness lines into proofs (games from the initial array, given or found,
+//!   replayed);
 //! * [`proofgame`] searches proof games from the initial array;
 //! * [`construct`] builds a game from the initial array to a given position (any length), the
 //!   certificate that turns a witness line into a proof;
 //! * [`verify`] re-checks every certificate by forward replay, apart from the search;
 //! * [`puzzle`] reads puzzle files (EPD with `stip`/`sol`/`rules`);
-//! * [`pgn`] reads games and [`games`] reports their no-progress runs;
+//! * [`pgn`] reads games (with pgn-reader) and [`games`] reports their no-progress runs;
+//! * [`lastmoves`] is the retractor (`last N?`), which reads the FEN's clock and move number as
+//!   facts;
 //! * [`format`](mod@format) writes answers for people and as JSON;
 //! * [`rules`] names the conventions (retro, FIDE, Piran, FIDE 1988).
 #![deny(missing_docs)]

@@ -5,8 +5,8 @@ mod cli;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
-use cli::{Failure, batch::BatchArgs, games::GamesArgs, solve::SolveArgs};
+use clap::{CommandFactory, Parser, Subcommand};
+use cli::{Failure, RulesArg, batch::BatchArgs, games::GamesArgs, solve::SolveArgs};
 
 #[derive(Parser)]
 #[command(
@@ -25,9 +25,9 @@ enum Command {
     Retract {
         /// The position: a FEN of 4 to 6 fields, `?` for unknown castling/e.p./clock/fullmove.
         fen: String,
-        /// The convention deciding which moves reset the count: retro, fide, piran, fide1988.
-        #[arg(long, default_value = "retro")]
-        rules: String,
+        /// The convention deciding which moves reset the count.
+        #[arg(long, value_enum, ignore_case = true, default_value_t = RulesArg::Retro)]
+        rules: RulesArg,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -38,15 +38,26 @@ enum Command {
     Games(GamesArgs),
     /// Check every entry of puzzle files against its stated answer (`sol`).
     Batch(BatchArgs),
+    /// Print the completion script of a shell to standard output (see the README to install it).
+    Completions {
+        /// The shell the script is for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Retract { fen, rules, json } => cli::retract::retract(&fen, &rules, json),
+        Command::Retract { fen, rules, json } => cli::retract::retract(&fen, rules.into(), json),
         Command::Solve(args) => cli::solve::solve(args),
         Command::Games(args) => cli::games::games(args),
         Command::Batch(args) => cli::batch::batch(args),
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "retroclock", &mut script);
+            cli::emit(&String::from_utf8_lossy(&script))
+        }
     };
     match result {
         Ok(code) => code,

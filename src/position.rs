@@ -443,7 +443,11 @@ pub struct FenError {
 
 impl fmt::Display for FenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "FEN {}: {}", self.field, self.message)
+        match self.field {
+            // The FEN as a whole is named once ("FEN: ...", not "FEN FEN: ...").
+            FenField::Whole => write!(f, "FEN: {}", self.message),
+            field => write!(f, "FEN {field}: {}", self.message),
+        }
     }
 }
 
@@ -495,7 +499,8 @@ impl PositionInput {
             return Err(fen_err(
                 FenField::Whole,
                 format!(
-                    "expected 4 to 6 fields (placement, side to move, castling, e.p.[, clock, fullmove]), found {}",
+                    "found {} of its fields; expected placement and side to move, then castling, \
+                     e.p. square, halfmove clock and fullmove number (those left out are unknown)",
                     fields.len()
                 ),
             ));
@@ -675,7 +680,7 @@ fn parse_placement(s: &str) -> Result<Board, FenError> {
         }
     }
     Board::from_ascii_board_fen(s.as_bytes())
-        .map_err(|e| fen_err(FenField::Placement, format!("invalid placement: {e}")))
+        .map_err(|e| fen_err(FenField::Placement, format!("not a board: {e}")))
 }
 
 /// Reads a castling field of rights (`KQkq`, a part of it, or `-`).
@@ -712,7 +717,7 @@ fn parse_ep(s: &str, turn: Color) -> Result<Square, FenError> {
     let sq = Square::from_ascii(s.as_bytes()).map_err(|_| {
         fen_err(
             FenField::EnPassant,
-            format!("'{s}' is not a square (expected e.g. e3, '-' or '?')"),
+            format!("'{s}' is not on the board (expected e.g. e3, '-' or '?')"),
         )
     })?;
     let expected = turn.fold_wb(Rank::Sixth, Rank::Third);
@@ -720,7 +725,7 @@ fn parse_ep(s: &str, turn: Color) -> Result<Square, FenError> {
         return Err(fen_err(
             FenField::EnPassant,
             format!(
-                "{} to move: an e.p. square must be on rank {}, found {}",
+                "{} to move, so it lies on rank {} (behind the pawn that just made a double step), found {}",
                 turn.fold_wb("White", "Black"),
                 turn.fold_wb(6, 3),
                 sq
@@ -738,7 +743,7 @@ fn parse_number(s: Option<&str>, field: FenField, min: u64) -> Result<Field<u64>
                 let what = if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
                     format!("'{s}' is too large (at most {})", u64::MAX)
                 } else {
-                    format!("'{s}' is not a non-negative whole number (or '?')")
+                    format!("expected digits or '?', found '{s}'")
                 };
                 fen_err(field, what)
             })?;

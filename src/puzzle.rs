@@ -7,7 +7,9 @@
 //! ```
 //! Opcodes: `id` (a name), `stip` (a stipulation, default `fen`), `rules` (default `retro`),
 //! `sol` (the stated answer), and the standard `hmvc` / `fmvn` for the halfmove clock and the
-//! fullmove number. Operands may be quoted with `"`; each operation ends with `;`. A plain FEN
+//! fullmove number; for `last N?`, `extra` (the further plies each sequence is checked back,
+//! default 1) and `ep` (how the e.p. field `-` is read: `capturable`, the default, or
+//! `standard`; see [`crate::lastmoves::EpReading`]). Operands may be quoted with `"`; each operation ends with `;`. A plain FEN
 //! line (5 or 6 fields, or 4 with no operations) is an entry with stipulation `fen`.
 //!
 //! The stated answer's syntax depends on the stipulation:
@@ -21,6 +23,7 @@
 use std::fmt;
 
 use crate::{
+    lastmoves::EpReading,
     position::{FenError, PositionInput},
     rules::Rules,
     stipulation::Stipulation,
@@ -120,7 +123,7 @@ impl Solution {
                 }
                 Ok(Solution::Range { min, max, parity })
             }
-            Stipulation::Last(_) | Stipulation::ProofGame(_) => t
+            Stipulation::Last(..) | Stipulation::ProofGame(_) => t
                 .parse()
                 .map(Solution::Count)
                 .map_err(|_| format!("expected a number of sequences, found '{text}'")),
@@ -172,6 +175,10 @@ pub struct Puzzle {
     pub rules: Rules,
     /// The stated answer, if given.
     pub solution: Option<Solution>,
+    /// For `last N?`: the further plies each sequence is checked back (`extra`, default 1).
+    pub extra: u32,
+    /// For `last N?`: how the e.p. field `-` is read (`ep`, default capturable).
+    pub ep_reading: EpReading,
     /// Whether the unknown castling field is read by the Codex (`castling "codex"`, or the
     /// question `castling?`; see [`crate::codex`]) rather than left open.
     pub codex: bool,
@@ -291,6 +298,8 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
             stipulation: Stipulation::Fen,
             rules: Rules::default(),
             solution: None,
+            extra: 1,
+            ep_reading: EpReading::default(),
             codex: false,
             game: None,
             other: Vec::new(),
@@ -304,6 +313,8 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
     let mut hmvc = "?".to_string();
     let mut fmvn = "?".to_string();
     let mut codex = false;
+    let mut extra = 1;
+    let mut ep_reading = EpReading::default();
     let mut game = None;
     let mut other = Vec::new();
     for (op, arg) in ops {
@@ -313,6 +324,22 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
             "rules" => rules = arg.parse().map_err(|e| err(format!("rules: {e}")))?,
             "sol" => sol_text = Some(arg),
             "hmvc" => hmvc = arg,
+            "extra" => {
+                extra = arg
+                    .parse()
+                    .map_err(|_| err(format!("extra: expected a number of plies, found '{arg}'")))?
+            }
+            "ep" => {
+                ep_reading = match arg.as_str() {
+                    "capturable" => EpReading::Capturable,
+                    "standard" => EpReading::Standard,
+                    _ => {
+                        return Err(err(format!(
+                            "ep: expected `capturable` or `standard`, found `{arg}`"
+                        )));
+                    }
+                }
+            }
             "fmvn" => fmvn = arg,
             "game" if arg.trim().is_empty() => {
                 return Err(err("game: expected the name of a PGN file".to_string()));
@@ -359,6 +386,8 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
         stipulation,
         rules,
         solution,
+        extra,
+        ep_reading,
         codex,
         game,
         other,
@@ -402,7 +431,7 @@ mod tests {
         assert!(e0.line == 1 && e0.message.contains("sol"), "{e0}");
         let e1 = entries[1].as_ref().unwrap_err();
         assert!(
-            e1.line == 2 && e1.message.contains("unknown stipulation"),
+            e1.line == 2 && e1.message.contains("an unknown question"),
             "{e1}"
         );
         let e2 = entries[2].as_ref().unwrap_err();
@@ -435,10 +464,7 @@ mod tests {
         let bad = read("4k3/8/8/8/8/8/8/R3K2R w ? - castling \"yes\";").unwrap_err();
         assert!(bad.message.contains("expected `codex` or `open`"), "{bad}");
         let given = read("4k3/8/8/8/8/8/8/R3K2R w KQ - castling codex;").unwrap_err();
-        assert!(
-            given.message.contains("but this one is given: KQ"),
-            "{given}"
-        );
+        assert!(given.message.contains("but this one gives KQ"), "{given}");
         let rights = read("4k3/8/8/8/8/8/8/R3K2R w ? - stip \"castling?\"; sol \"K Q\";").unwrap();
         assert_eq!(
             rights.solution.map(|s| s.to_string()).as_deref(),

@@ -159,7 +159,7 @@ impl fmt::Display for UnknownRules {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "unknown rules '{}' (expected one of: retro, fide, piran, fide1988)",
+            "'{}' names no rule set (expected retro, fide, piran or fide1988)",
             self.0
         )
     }

@@ -10,7 +10,8 @@
 //!              | "castling?"           which castling rights can an unknown castling field hold?
 //!              | "last" N "?"          the legal sequences of the last N plies
 //!              | "proofgame" N         every proof game of exactly N plies, and their number
-//! premise      := "at" "move" N         may follow clock?, clock=N, clock>=N, clock<=N, claim?, over?
+//! premise      := "at" "move" N         may follow clock?, clock=N, clock>=N, clock<=N, claim?, over?,
+//!                                      last N?
 //! ```
 //! Spaces between tokens are optional (`clock>=100`, `clock >= 100`, `last 2?`).
 //!
@@ -69,14 +70,15 @@ pub enum Stipulation {
     /// `castling?`: the largest sets of castling rights an unknown castling field can hold
     /// (the Codex reading's alternatives, [`crate::codex`]).
     Castling,
-    /// `last N?`
-    Last(u32),
+    /// `last N?`, with or without `at move N`
+    Last(u32, Option<MoveNumber>),
     /// `proofgame N`
     ProofGame(u32),
 }
 
 impl Stipulation {
-    /// The premise `at move N`, if the stipulation has one.
+    /// The premise `at move N` of a clock question (`clock?`, `clock=N`, `clock>=N`,
+    /// `clock<=N`, `claim?`, `over?`), which the clock solver's answer takes into account.
     pub fn at_move(self) -> Option<MoveNumber> {
         match self {
             Stipulation::Clock(at)
@@ -84,6 +86,15 @@ impl Stipulation {
             | Stipulation::Claim(at)
             | Stipulation::Over(at) => at,
             _ => None,
+        }
+    }
+
+    /// The premise `at move N` of any question that takes one: the clock questions'
+    /// ([`Stipulation::at_move`]) and the retractor's (`last N?`).
+    pub fn premise(self) -> Option<MoveNumber> {
+        match self {
+            Stipulation::Last(_, at) => at,
+            other => other.at_move(),
         }
     }
 }
@@ -100,10 +111,10 @@ impl fmt::Display for Stipulation {
             Stipulation::Fen => f.write_str("fen"),
             Stipulation::Legal => f.write_str("legal?"),
             Stipulation::Castling => f.write_str("castling?"),
-            Stipulation::Last(n) => write!(f, "last {n}?"),
+            Stipulation::Last(n, _) => write!(f, "last {n}?"),
             Stipulation::ProofGame(n) => write!(f, "proofgame {n}"),
         }?;
-        match self.at_move() {
+        match self.premise() {
             Some(MoveNumber(n)) => write!(f, " at move {n}"),
             None => Ok(()),
         }
@@ -135,7 +146,7 @@ impl fmt::Display for StipulationError {
 
 impl std::error::Error for StipulationError {}
 
-const EXPECTED: &str = "expected one of: clock?, clock=N, clock>=N, clock<=N, claim?, over?, fen, legal?, castling?, last N?, proofgame N (the first six may end with 'at move N')";
+const EXPECTED: &str = "expected one of: clock?, clock=N, clock>=N, clock<=N, claim?, over?, last N? (each may end with 'at move N'), fen, legal?, castling?, proofgame N";
 
 impl FromStr for Stipulation {
     type Err = StipulationError;
@@ -192,10 +203,11 @@ fn with_premise(input: &str, at: usize) -> Result<Stipulation, StipulationError>
         Stipulation::ClockIs(cmp, k, None) => Ok(Stipulation::ClockIs(cmp, k, premise)),
         Stipulation::Claim(None) => Ok(Stipulation::Claim(premise)),
         Stipulation::Over(None) => Ok(Stipulation::Over(premise)),
+        Stipulation::Last(n, None) => Ok(Stipulation::Last(n, premise)),
         other => Err(err(
             at,
             format!(
-                "'{other}' takes no premise; 'at move N' may follow clock?, clock=N, clock>=N, clock<=N, claim? and over?"
+                "'{other}' takes no premise; 'at move N' may follow clock?, clock=N, clock>=N, clock<=N, claim?, over? and last N?"
             ),
         )),
     }
@@ -219,8 +231,14 @@ fn question(input: &str) -> Result<Stipulation, StipulationError> {
         if text.is_empty() {
             return Err(err(at, "expected a whole number".to_string()));
         }
-        text.parse::<u64>()
-            .map_err(|_| err(at, format!("'{text}' is not a whole number")))
+        text.parse::<u64>().map_err(|_| {
+            let why = if text.bytes().all(|b| b.is_ascii_digit()) {
+                format!("'{text}' is too large (at most {})", u64::MAX)
+            } else {
+                format!("'{text}' is not a whole number")
+            };
+            err(at, why)
+        })
     };
     match word.to_ascii_lowercase().as_str() {
         "clock" => {
@@ -270,7 +288,7 @@ fn question(input: &str) -> Result<Stipulation, StipulationError> {
                 .ok()
                 .filter(|&n| n <= 64)
                 .ok_or_else(|| err(at, format!("{n} plies is too many (at most 64)")))?;
-            Ok(Stipulation::Last(n))
+            Ok(Stipulation::Last(n, None))
         }
         "proofgame" => {
             let at = offset + word.len();
@@ -281,11 +299,8 @@ fn question(input: &str) -> Result<Stipulation, StipulationError> {
                 .ok_or_else(|| err(at, format!("{n} plies is too many (at most 200)")))?;
             Ok(Stipulation::ProofGame(n))
         }
-        "" => Err(err(offset, format!("empty stipulation; {EXPECTED}"))),
-        _ => Err(err(
-            offset,
-            format!("unknown stipulation '{s}'; {EXPECTED}"),
-        )),
+        "" => Err(err(offset, format!("nothing to read; {EXPECTED}"))),
+        _ => Err(err(offset, format!("an unknown question; {EXPECTED}"))),
     }
 }
 
@@ -318,7 +333,11 @@ mod tests {
             ("fen", Stipulation::Fen),
             ("legal?", Stipulation::Legal),
             ("castling?", Stipulation::Castling),
-            ("last 2?", Stipulation::Last(2)),
+            ("last 2?", Stipulation::Last(2, None)),
+            (
+                "last 4? at move 3",
+                Stipulation::Last(4, Some(MoveNumber(3))),
+            ),
             ("proofgame 7", Stipulation::ProofGame(7)),
         ];
         for (text, stip) in cases {
@@ -343,8 +362,9 @@ mod tests {
             ("clock=x", "not a whole number"),
             ("clock=", "expected a whole number"),
             ("claim", "expected '?'"),
-            ("mate in 2", "unknown stipulation"),
-            ("", "empty"),
+            ("mate in 2", "an unknown question"),
+            ("", "nothing to read"),
+            ("clock=99999999999999999999999", "too large"),
             ("last 2", "last N?"),
             ("last 999?", "too many"),
             ("proofgame", "expected a whole number"),

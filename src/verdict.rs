@@ -817,7 +817,7 @@ pub fn wanted(
             }
         }
         Stipulation::Legal | Stipulation::Castling => vec![Wanted::Any],
-        Stipulation::Last(_) | Stipulation::ProofGame(_) => Vec::new(),
+        Stipulation::Last(..) | Stipulation::ProofGame(_) => Vec::new(),
     }
 }
 
@@ -1089,7 +1089,7 @@ pub fn decide(
         }
         Stipulation::Legal
         | Stipulation::Castling
-        | Stipulation::Last(_)
+        | Stipulation::Last(..)
         | Stipulation::ProofGame(_) => {
             // Answered by the legality, Codex and retractor modules; the clock gives the
             // basics here.

@@ -65,7 +65,7 @@ fn malformed_lines_are_errors_with_file_and_line_and_the_rest_is_solved() {
         (2, "FEN field 1 (placement)"),
         (
             4,
-            "stipulation 'mate in 2', at character 1: unknown stipulation",
+            "stipulation 'mate in 2', at character 1: an unknown question",
         ),
         (
             5,
@@ -425,4 +425,60 @@ fn a_dash_reads_the_entries_from_standard_input() {
         "{}",
         r.stdout
     );
+}
+
+/// An entry's record without what depends on the run (time, threads, search statistics).
+fn stable(mut v: Value) -> String {
+    if let Some(fields) = v.as_object_mut() {
+        fields.remove("stats");
+    }
+    v.to_string()
+}
+
+#[test]
+fn two_shards_together_give_the_single_run() {
+    // Two files and a missing one, as a database split across machines would be read: every
+    // shard reads the same paths in the same order and solves every second entry.
+    let mut text = confirmed_entries();
+    text.push_str(&format!("{START} stip \"bogus\";\n{KRK} ? ?\n"));
+    let first = temp_file("two_shards", "a.epd", &text);
+    let second = temp_file(
+        "two_shards",
+        "b.epd",
+        &format!("{TWO_KINGS} stip \"legal?\"; sol \"yes\";\n{KRK} 0 1\n{START} 0 1\n"),
+    );
+    let missing = first.with_file_name("absent.epd");
+    let paths = [first.as_path(), second.as_path(), missing.as_path()];
+    let records = |extra: &[&str]| {
+        let mut args = vec!["--format", "jsonl", "--jobs", "1"];
+        args.extend_from_slice(extra);
+        let r = run(batch(&paths, &args));
+        let records: Vec<Value> = jsonl(&r.stdout);
+        (r.code, records)
+    };
+    let (code, single) = records(&[]);
+    let (code1, one) = records(&["--shard", "1/2"]);
+    let (code2, two) = records(&["--shard", "2/2"]);
+    assert_eq!(single.len(), 12);
+
+    // The file that cannot be read is reported by every shard; each entry by exactly one.
+    let is_file_error = |v: &Value| v["line"] == 0;
+    for part in [&one, &two] {
+        assert_eq!(part.iter().filter(|v| is_file_error(v)).count(), 1);
+    }
+    let entries = |part: &[Value]| -> Vec<String> {
+        part.iter()
+            .filter(|v| !is_file_error(v))
+            .map(|v| stable(v.clone()))
+            .collect()
+    };
+    let (one_entries, two_entries) = (entries(&one), entries(&two));
+    assert_eq!(one_entries.len() + two_entries.len(), single.len() - 1);
+    let union: BTreeSet<String> = one.into_iter().chain(two).map(stable).collect();
+    let whole: BTreeSet<String> = single.into_iter().map(stable).collect();
+    assert_eq!(union, whole);
+    assert!(one_entries.iter().all(|e| !two_entries.contains(e)));
+    // The exit status of the whole is the largest of the shards'.
+    assert_eq!(code, code1.max(code2));
+    assert_eq!(code, 2);
 }

@@ -111,7 +111,13 @@ fn castling_counts_differently_under_the_retro_rules() {
     assert_eq!(retro[0]["final_clock"], 0);
     let r = games(&[&path], &["--rules", "piran"]);
     assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("'fide' or 'retro'"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("invalid value 'piran' for '--rules <RULES>'")
+            && r.stderr.contains("[possible values: fide, retro]"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]

@@ -141,4 +141,37 @@ fn bad_input_is_an_error_that_names_the_field() {
     let r = retract(&["4k3/8/8/8/8/8/8/4K3 w - -", "--rules", "blitz"]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("blitz"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("[possible values: retro, fide, piran, fide1988]"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn rules_are_listed_in_the_help_suggested_on_a_typo_and_read_in_any_case() {
+    let help = retract(&["--help"]);
+    assert_eq!(help.code, 0, "{}", help.stderr);
+    for value in ["retro", "fide", "piran", "fide1988"] {
+        assert!(
+            help.stdout.contains(&format!("{value}:")),
+            "{}",
+            help.stdout
+        );
+    }
+    let r = retract(&["4k3/8/8/8/8/8/8/4K3 w - -", "--rules", "fid"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("a similar value exists: 'fide'"),
+        "{}",
+        r.stderr
+    );
+    let upper = json(&retract(&[
+        "4k3/8/8/8/8/8/8/4K3 w - -",
+        "--rules",
+        "FIDE1988",
+        "--json",
+    ]));
+    assert_eq!(upper["rules"], "fide1988");
 }

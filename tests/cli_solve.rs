@@ -481,7 +481,7 @@ fn the_codex_reading_refuses_a_given_castling_field_and_counting_questions() {
     assert!(
         given
             .stderr
-            .contains("--codex reads an unknown castling field")
+            .contains("--codex reads only a field of unknown rights")
     );
     assert!(given.stderr.contains("KQkq"));
     let last = solve(&[FREEZE_UNKNOWN, "--codex", "--stip", "last 1?"]);
@@ -535,7 +535,7 @@ fn castling_asks_for_the_largest_sets_of_rights_not_refuted() {
     assert!(
         given
             .stderr
-            .contains("castling? reads an unknown castling field"),
+            .contains("castling? reads only a field of unknown rights"),
         "{}",
         given.stderr
     );
@@ -627,5 +627,67 @@ fn the_timeout_bounds_the_last_moves_too() {
         r.stdout.contains("sequence(s) at least (budget ran out)"),
         "{}",
         r.stdout
+    );
+}
+
+#[test]
+fn last_moves_read_the_clock_and_the_move_number_as_facts() {
+    // 1.e4 and 2.e5 against d7-d5 and h7-h6 in either order: at move 3 (4 plies) the whole game.
+    let fen = "rnbqkbnr/ppp1ppp1/7p/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq ? 0 3";
+    let v = json(&solve(&[
+        fen, "--stip", "last 4?", "--rules", "fide", "--json",
+    ]));
+    assert_eq!(v["count"], 2);
+    assert_eq!(v["game_plies"], 4);
+    assert_eq!(v["reconstruction"], true);
+    assert_eq!(v["whole_game"], serde_json::json!([true, true]));
+    assert_eq!(v["start_castling"], serde_json::json!([["KQkq"], ["KQkq"]]));
+    // More plies than the game has: a reason, not a silent 0.
+    let r = solve(&[fen, "--stip", "last 5?", "--rules", "fide"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains("the game has lasted only 4 plies"),
+        "{}",
+        r.stdout
+    );
+    // The premise says the same as the FEN's move number.
+    let open = "rnbqkbnr/ppp1ppp1/7p/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq ? 0 ?";
+    let v = json(&solve(&[open, "--stip", "last 4? at move 3", "--json"]));
+    assert_eq!(
+        (v["count"].as_u64(), v["game_plies"].as_u64()),
+        (Some(2), Some(4))
+    );
+}
+
+#[test]
+fn last_moves_name_the_reading_of_the_ep_field() {
+    // White's e-pawn on e4, no black pawn beside it: from e2 (a double step no pawn can take) or
+    // from e3. The FEN standard's '-' excludes the double step.
+    let fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 ?";
+    let ours = json(&solve(&[fen, "--stip", "last 1?", "--json"]));
+    assert_eq!(
+        (ours["count"].as_u64(), ours["ep_reading"].as_str()),
+        (Some(2), Some("capturable"))
+    );
+    let standard = json(&solve(&[
+        fen,
+        "--stip",
+        "last 1?",
+        "--ep-reading",
+        "standard",
+        "--json",
+    ]));
+    assert_eq!(
+        (standard["count"].as_u64(), standard["ep_reading"].as_str()),
+        (Some(1), Some("standard"))
+    );
+    let text = solve(&[fen, "--stip", "last 1?", "--ep-reading", "standard"]);
+    assert!(text.stdout.contains("FEN standard"), "{}", text.stdout);
+    let typo = solve(&[fen, "--stip", "last 1?", "--ep-reading", "standart"]);
+    assert_eq!(typo.code, 2);
+    assert!(
+        typo.stderr.contains("a similar value exists: 'standard'"),
+        "{}",
+        typo.stderr
     );
 }

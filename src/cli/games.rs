@@ -19,6 +19,24 @@ use shakmaty::{CastlingMode, Chess, EnPassantMode, Position as _, fen::Fen, san:
 
 use super::{Failure, counting_bar, expand_paths, memory_budget, read_input, write_out};
 
+/// The conventions games are counted under (`--rules`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum GamesRules {
+    /// FIDE: captures and pawn moves reset the count.
+    Fide,
+    /// Retro: castling resets it too.
+    Retro,
+}
+
+impl From<GamesRules> for Rules {
+    fn from(arg: GamesRules) -> Rules {
+        match arg {
+            GamesRules::Fide => Rules::Fide,
+            GamesRules::Retro => Rules::Retro,
+        }
+    }
+}
+
 /// The arguments of `games`.
 #[derive(clap::Args, Debug)]
 pub struct GamesArgs {
@@ -26,9 +44,9 @@ pub struct GamesArgs {
     /// subfolders, in path order.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Which moves reset the count: fide (captures and pawn moves) or retro (castling too).
-    #[arg(long, default_value = "fide")]
-    pub rules: String,
+    /// Which moves reset the count.
+    #[arg(long, value_enum, ignore_case = true, default_value_t = GamesRules::Fide)]
+    pub rules: GamesRules,
     /// Print JSON Lines: one object per game (or per unreadable game).
     #[arg(long)]
     pub json: bool,
@@ -99,15 +117,7 @@ enum Item {
 /// game cannot be read. Each file is read, checked and printed before the next is read, so a
 /// long run shows its results as it goes and holds one file at a time.
 pub fn games(args: GamesArgs) -> Result<ExitCode, Failure> {
-    let rules = match args.rules.as_str() {
-        "fide" => Rules::Fide,
-        "retro" => Rules::Retro,
-        other => {
-            return Err(Failure(format!(
-                "--rules: games are counted under 'fide' or 'retro', found '{other}'"
-            )));
-        }
-    };
+    let rules = Rules::from(args.rules);
     let convention = rules.convention();
     let options = ReplayOptions {
         convention,
@@ -182,10 +192,8 @@ fn read_games(path: &Path, options: &ReplayOptions) -> (Vec<Item>, Vec<(usize, G
                 Err(e) => items.push(Item::Error {
                     file: file.clone(),
                     game: Some(e.game),
-                    line: (e.ply as usize)
-                        .checked_sub(1)
-                        .and_then(|i| game.moves.get(i))
-                        .map(|m| m.line),
+                    // The reader checks every move, so this is not expected: the game's line.
+                    line: Some(game.line),
                     message: format!("illegal move \"{}\" at ply {}", e.san, e.ply),
                 }),
             },

@@ -18,9 +18,31 @@ use retroclock::{certify::GivenGame, position::PositionInput, rules::Rules};
 /// A user-facing failure: the message is printed as is and the exit code is 2.
 pub struct Failure(pub String);
 
-/// The rule set named by `--rules`, or a failure naming the flag.
-pub fn parse_rules(name: &str) -> Result<Rules, Failure> {
-    name.parse().map_err(|e| Failure(format!("--rules: {e}")))
+/// The rule sets `--rules` takes (the library's [`Rules`]): `--help` lists them, a misspelt
+/// name gets a suggestion, and any case is accepted (`FIDE`, `Retro`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum RulesArg {
+    /// Castling resets the count; FIDE thresholds (claim at 100 plies, 9.6.2 at 150).
+    Retro,
+    /// FIDE Laws (2018): castling does not reset the count.
+    Fide,
+    /// Piran Codex (1958): castling resets; the draw is automatic at 50 moves each.
+    Piran,
+    /// FIDE 1988: as fide, with 75-move allowances for KBBKN, KNNKP, KQKBB, KQKNN, KQP(7th)KQ,
+    /// KRPKBP, KRBKR.
+    #[value(name = "fide1988")]
+    Fide1988,
+}
+
+impl From<RulesArg> for Rules {
+    fn from(arg: RulesArg) -> Rules {
+        match arg {
+            RulesArg::Retro => Rules::Retro,
+            RulesArg::Fide => Rules::Fide,
+            RulesArg::Piran => Rules::Piran,
+            RulesArg::Fide1988 => Rules::Fide1988,
+        }
+    }
 }
 
 /// The position of a FEN argument, or a failure saying which field is wrong and why.
@@ -209,5 +231,23 @@ pub fn read_input(path: &Path) -> std::io::Result<Vec<u8>> {
         Ok(bytes)
     } else {
         std::fs::read(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::ValueEnum as _;
+
+    #[test]
+    fn every_rules_value_names_the_library_rules() {
+        for arg in RulesArg::value_variants() {
+            let name = arg.to_possible_value().expect("a named value");
+            let rules = Rules::from(*arg);
+            assert_eq!(name.get_name(), rules.name());
+            assert_eq!(name.get_name().parse::<Rules>(), Ok(rules));
+        }
+        assert_eq!(RulesArg::value_variants().len(), Rules::ALL.len());
+        assert_eq!(RulesArg::from_str("FIDE1988", true), Ok(RulesArg::Fide1988));
     }
 }

@@ -4,11 +4,12 @@ use std::process::ExitCode;
 
 use retroclock::{format, legality::static_reasons, retract::retractions};
 
-use super::{Failure, emit, parse_fen, parse_rules};
+use retroclock::rules::Rules;
+
+use super::{Failure, emit, parse_fen};
 
 /// Runs `retract`.
-pub fn retract(fen: &str, rules: &str, json: bool) -> Result<ExitCode, Failure> {
-    let rules = parse_rules(rules)?;
+pub fn retract(fen: &str, rules: Rules, json: bool) -> Result<ExitCode, Failure> {
     let input = parse_fen(fen)?;
     let convention = rules.convention();
     let mut text = String::new();

@@ -9,6 +9,7 @@ use retroclock::{
     answer::{Limits, Question, Reply, Stage, answer},
     clock::Budget,
     format,
+    lastmoves::EpReading,
     legal::ProofBudget,
     position::castling_string,
     stipulation::{Stipulation, StipulationError},
@@ -16,7 +17,7 @@ use retroclock::{
 };
 
 use super::{
-    Failure, emit, memory_budget, parse_fen, parse_rules, progress_bar, read_games, thread_pool,
+    Failure, RulesArg, emit, memory_budget, parse_fen, progress_bar, read_games, thread_pool,
 };
 
 /// The arguments of `solve`.
@@ -26,13 +27,13 @@ pub struct SolveArgs {
     pub fen: String,
     /// The question: clock?, clock=N, clock>=N, clock<=N, claim?, over?, fen, legal?, castling?, last N?,
     /// proofgame N (default: `fen` when the FEN gives a clock, else `clock?`). The clock
-    /// questions (clock? included), claim? and over? may end with `at move M`: the position occurs at fullmove
+    /// questions (clock? included), claim?, over? and last N? may end with `at move M`: the position occurs at fullmove
     /// number M of a game from the initial array.
     #[arg(long)]
     pub stip: Option<String>,
-    /// The rule set: retro (default), fide, piran, fide1988.
-    #[arg(long, default_value = "retro")]
-    pub rules: String,
+    /// The rule set.
+    #[arg(long, value_enum, ignore_case = true, default_value_t = RulesArg::Retro)]
+    pub rules: RulesArg,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -65,6 +66,9 @@ pub struct SolveArgs {
     /// For `last N?`: check each sequence this many further plies back.
     #[arg(long, default_value_t = 1)]
     pub extra: u32,
+    /// For `last N?`: how the FEN's e.p. field `-` is read (the answer names the reading).
+    #[arg(long, value_enum, default_value_t = EpArg::Capturable)]
+    pub ep_reading: EpArg,
     /// Seconds for finding games from the initial array (`legal?`, and certifying witness
     /// lines; 0 = none; given games still certify).
     #[arg(long, default_value_t = 5.0)]
@@ -82,6 +86,24 @@ pub struct SolveArgs {
     /// each other are alternatives (Art. 16.3), and the answer covers them all.
     #[arg(long)]
     pub codex: bool,
+}
+
+/// The readings of the e.p. field `-` that `--ep-reading` takes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum EpArg {
+    /// No e.p. capture is legal now; the last move may still be a double step no pawn can take.
+    Capturable,
+    /// The FEN standard's: the last move was no double step.
+    Standard,
+}
+
+impl From<EpArg> for EpReading {
+    fn from(arg: EpArg) -> EpReading {
+        match arg {
+            EpArg::Capturable => EpReading::Capturable,
+            EpArg::Standard => EpReading::Standard,
+        }
+    }
 }
 
 /// Builds the search budget from the command-line limits.
@@ -117,7 +139,7 @@ pub fn budget(
 /// Runs `solve`: exit status 0 when the question is answered (a verdict, `unknown` included,
 /// or a count), 1 when the position has no legal history (verdict `illegal`), 2 on bad input.
 pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
-    let rules = parse_rules(&args.rules)?;
+    let rules: retroclock::rules::Rules = args.rules.into();
     let input = parse_fen(&args.fen)?;
     let stip: Stipulation = match &args.stip {
         Some(s) => s
@@ -149,6 +171,7 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
         codex: args.codex,
         games,
         extra: args.extra,
+        ep_reading: args.ep_reading.into(),
     };
     let limits = Limits {
         proof: ProofBudget {

@@ -261,6 +261,43 @@ pub fn find_proof_game(target: &Target, max_plies: u32, budget: &Budget) -> Opti
     with_stack(max_plies, || find_game(target, max_plies, budget)).flatten()
 }
 
+/// Whether some game of exactly `plies` plies (at most [`MAX_PLIES`]) from the initial array
+/// reaches `target`: `Some(true)` when one is found, `Some(false)` when the search shows that
+/// none exists, `None` when the budget ran out first (or the length is beyond [`MAX_PLIES`]).
+pub fn proof_game_exists(target: &Target, plies: u32, budget: &Budget) -> Option<bool> {
+    if plies > MAX_PLIES {
+        return None;
+    }
+    with_stack(plies, || exists_game(target, plies, budget)).flatten()
+}
+
+/// The search itself (see [`proof_game_exists`]).
+fn exists_game(target: &Target, plies: u32, budget: &Budget) -> Option<bool> {
+    if checks_impossible(target) {
+        return Some(false);
+    }
+    let parity_turn = if plies.is_multiple_of(2) {
+        Color::White
+    } else {
+        Color::Black
+    };
+    if parity_turn != target.turn {
+        return Some(false);
+    }
+    let Some(tables) = Tables::new(&target.board) else {
+        return Some(false);
+    };
+    let mut searcher = Searcher::new(&tables, target, budget);
+    let Some(root) = searcher.root(plies) else {
+        return Some(false);
+    };
+    let mut path = Vec::new();
+    if searcher.find(&root, plies, &mut path) {
+        return Some(replay_reaches(target, &path));
+    }
+    (!searcher.aborted).then_some(false)
+}
+
 /// Longest proof game searched. Far beyond what a search can complete; it bounds
 /// the recursion depth (one level per ply).
 pub const MAX_PLIES: u32 = 2048;
