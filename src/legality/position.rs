@@ -478,6 +478,47 @@ fn original_squares(piece: Piece, sq: Square) -> Bitboard {
     }
 }
 
+/// The squares from which `piece` can walk, by steps of its own moves over squares not in
+/// `fixed`, to a square it can have started on (either, for a bishop: its steps keep its
+/// square's colour) or, not the king, to its promotion rank. The steps go both ways, so this is
+/// the region grown from those squares. Kept per thread by `fixed` and piece: the positions of
+/// one search share their pawns, and so their fixed squares.
+fn connected_region(piece: Piece, fixed: Bitboard) -> Bitboard {
+    /// The fixed squares the regions were grown for, and the region of each piece (by colour
+    /// and role), once grown.
+    type Regions = (Bitboard, [Option<Bitboard>; 12]);
+    thread_local! {
+        static REGIONS: std::cell::Cell<Regions> = const { std::cell::Cell::new((Bitboard::EMPTY, [None; 12])) };
+    }
+    let index = usize::from(piece.color.is_black()) * 6 + usize::from(piece.role as u8 - 1);
+    let (known_fixed, mut regions) = REGIONS.get();
+    if known_fixed == fixed
+        && let Some(region) = regions[index]
+    {
+        return region;
+    }
+    if known_fixed != fixed {
+        regions = [None; 12];
+    }
+    let mut goals = original_squares(piece, Square::C1) | original_squares(piece, Square::F1);
+    if piece.role != Role::King {
+        goals |= Bitboard::from_rank(piece.color.fold_wb(Rank::Eighth, Rank::First));
+    }
+    let mut reached = goals & !fixed;
+    let mut frontier = reached;
+    while frontier.any() {
+        let mut next = Bitboard::EMPTY;
+        for s in frontier {
+            next |= step_targets(piece.role, s);
+        }
+        frontier = next & !fixed & !reached;
+        reached |= frontier;
+    }
+    regions[index] = Some(reached);
+    REGIONS.set((fixed, regions));
+    reached
+}
+
 /// Confinement: pawns on their starting rank never moved, so their squares were occupied during
 /// the whole game; so were the squares of units that could never step anywhere else (then they
 /// stand where they started). Every other piece must be connected, by steps of its own moves
@@ -493,13 +534,15 @@ pub(super) fn confinement_reasons(board: &Board, out: &mut Vec<Illegality>) {
     // Units that cannot step off their square never moved: they stand on an original square.
     loop {
         let mut grew = false;
-        for sq in board.occupied() & !board.pawns() & !fixed {
+        // Only a unit on a back rank can stand where it started.
+        let back = Bitboard::from_rank(Rank::First) | Bitboard::from_rank(Rank::Eighth);
+        for sq in board.occupied() & !board.pawns() & !fixed & back {
             let Some(piece) = board.piece_at(sq) else {
                 continue;
             };
-            if (step_targets(piece.role, sq) & !fixed).is_empty()
-                && original_squares(piece, sq).contains(sq)
+            if original_squares(piece, sq).contains(sq)
                 && !promotion_rank(piece.color).contains(sq)
+                && (step_targets(piece.role, sq) & !fixed).is_empty()
             {
                 fixed.add(sq);
                 grew = true;
@@ -513,21 +556,7 @@ pub(super) fn confinement_reasons(board: &Board, out: &mut Vec<Illegality>) {
         let Some(piece) = board.piece_at(sq) else {
             continue;
         };
-        let mut goals = original_squares(piece, sq);
-        if piece.role != Role::King {
-            goals |= promotion_rank(piece.color);
-        }
-        let mut reached = Bitboard::from_square(sq);
-        let mut frontier = reached;
-        while frontier.any() && (reached & goals).is_empty() {
-            let mut next = Bitboard::EMPTY;
-            for s in frontier {
-                next |= step_targets(piece.role, s);
-            }
-            frontier = next & !fixed & !reached;
-            reached |= frontier;
-        }
-        if (reached & goals).is_empty() {
+        if !connected_region(piece, fixed).contains(sq) {
             out.push(Illegality::Confined {
                 color: piece.color,
                 role: piece.role,
