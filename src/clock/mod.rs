@@ -230,7 +230,8 @@ impl ClockAnswer {
     /// Witness lines to the origins nearest the position, nearest first (breadth-first
     /// order), at most `limit` of them: one per reset retraction that makes an origin (an
     /// origin may have several), optionally only those whose clock has parity `parity` (0
-    /// even, 1 odd). Each line is checked by forward replay, as every certificate.
+    /// even, 1 odd). Each line is checked by forward replay, as every certificate. At most
+    /// 20 origins per line asked for (200 at least) are looked at.
     pub fn nearest_lines(
         &self,
         convention: Convention,
@@ -242,8 +243,10 @@ impl ClockAnswer {
         };
         let mut out = Vec::new();
         let mut parents: Option<Vec<u32>> = None;
-        for i in graph.origin.iter() {
-            if out.len() >= limit {
+        // Origins whose resets are all refuted give no line; the look is bounded.
+        let most = limit.saturating_mul(20).max(200);
+        for (tried, i) in graph.origin.iter().enumerate() {
+            if out.len() >= limit || tried >= most {
                 break;
             }
             if parity.is_some_and(|p| graph.dist(i) % 2 != u32::from(p)) {

@@ -342,6 +342,25 @@ pub fn origin_status_refuting(
     (status, refutations)
 }
 
+/// Whether the history of `q` is refuted ([`legality::refute_history`]), with the refutations'
+/// cache of this thread (the cage searches are costly and the positions of one answer share
+/// their pawns); the cache is emptied every 4,096 positions.
+fn refuted_by_history(q: &Position) -> bool {
+    thread_local! {
+        static HISTORY: std::cell::RefCell<(u32, legality::HistoryCache)> =
+            std::cell::RefCell::new((0, legality::HistoryCache::new()));
+    }
+    HISTORY.with(|h| {
+        let (uses, cache) = &mut *h.borrow_mut();
+        *uses += 1;
+        if *uses > 4096 {
+            *uses = 0;
+            *cache = legality::HistoryCache::new();
+        }
+        legality::refute_history(q, cache).is_some()
+    })
+}
+
 /// Decides whether the reset retraction `r` ends at a possible origin, and with what evidence.
 pub fn origin_evidence(r: &Retraction, depth: u32, budget: u64) -> Option<OriginEvidence> {
     if r.predecessor.is_initial() {
@@ -349,10 +368,10 @@ pub fn origin_evidence(r: &Retraction, depth: u32, budget: u64) -> Option<Origin
     }
     // The predecessor comes from the retraction engine: the shortcut of the static checks
     // applies to it as to every position of the chain; confinement and pawn passing as in
-    // `origin_status`.
+    // `origin_status`, and the refutations of its history as in the refinement.
     let q = &r.predecessor;
     let mut budget = budget;
-    (reset_predecessor_passes(q) && chain_below(q, depth, &mut budget))
+    (reset_predecessor_passes(q) && !refuted_by_history(q) && chain_below(q, depth, &mut budget))
         .then_some(OriginEvidence::RetractionChain { depth })
 }
 

@@ -25,7 +25,9 @@
 
 use std::collections::HashMap;
 
-use shakmaty::{Bitboard, Board, Color, Role};
+use shakmaty::{Bitboard, Board, Color, File, Piece, Rank, Role, Square};
+
+use super::position::step_targets;
 
 /// What the straight pawn of one file did in an assignment (a pawn that never left its
 /// file), for the checks between the sides.
@@ -43,8 +45,10 @@ enum Straight {
 }
 
 /// What the checks between the sides need of one side's assignment: the straight pawn of each
-/// file, and the files its pawns' captures landed on (bit per file).
-type Summary = ([Straight; 8], u8);
+/// file, the files its pawns' captures landed on, and the files on which a pawn that promoted
+/// made its last capture (the only pawn captures that can land on the other side's back rank)
+/// (bit per file).
+type Summary = ([Straight; 8], u8, u8);
 
 /// One side's assignments, summarised, with the fewest pawn captures each needs.
 type Summaries = HashMap<Summary, u8>;
@@ -56,6 +60,10 @@ const MAX_ASSIGNMENTS: usize = 50_000;
 /// Whether the pawns of the two sides of `board` admit a bookkeeping (see the module
 /// documentation); also true when there are too many assignments to try them all.
 pub fn bookkeeping_ok(board: &Board) -> bool {
+    let frozen = [
+        frozen_lost(board, Color::White),
+        frozen_lost(board, Color::Black),
+    ];
     let missing = |c: Color| 16u32.saturating_sub(board.by_color(c).count() as u32);
     let Some(white) = summaries(board, Color::White, missing(Color::Black)) else {
         return true;
@@ -75,10 +83,69 @@ pub fn bookkeeping_ok(board: &Board) -> bool {
         black.iter().any(|(b, &black_pawn_captures)| {
             let black_piece_captures = lost_white.saturating_sub(u32::from(black_pawn_captures));
             compatible(&w.0, &b.0)
-                && taken(&w.0, b.1) <= black_piece_captures
-                && taken(&b.0, w.1) <= white_piece_captures
+                && taken(&w.0, b.1) + (frozen[0] & !b.2).count_ones() <= black_piece_captures
+                && taken(&b.0, w.1) + (frozen[1] & !w.2).count_ones() <= white_piece_captures
         })
     })
+}
+
+/// The files of `color`'s original back-rank pieces that can never have moved and are gone:
+/// every square they could step to was held all game by their own side (pawns on their starting
+/// rank, and units that so never moved either), so each was captured where it started, and
+/// only a piece of the other side, or a pawn of it capturing as it promoted, can have taken it.
+pub(super) fn frozen_lost(board: &Board, color: Color) -> u8 {
+    let ours = board.by_color(color);
+    let back = color.fold_wb(Rank::First, Rank::Eighth);
+    let original = |file: File| match file {
+        File::A | File::H => Role::Rook,
+        File::B | File::G => Role::Knight,
+        File::C | File::F => Role::Bishop,
+        File::D => Role::Queen,
+        File::E => Role::King,
+    };
+    let mut walls =
+        board.pawns() & ours & Bitboard::from_rank(color.fold_wb(Rank::Second, Rank::Seventh));
+    if walls.is_empty() {
+        return 0;
+    }
+    let stuck = |walls: Bitboard, file: File| {
+        let sq = Square::from_coords(file, back);
+        (step_targets(original(file), sq) & !walls).is_empty()
+    };
+    // Units standing where they started that can never have moved: walls too.
+    loop {
+        let mut grew = false;
+        for file in File::ALL {
+            let sq = Square::from_coords(file, back);
+            if !walls.contains(sq)
+                && board.piece_at(sq)
+                    == Some(Piece {
+                        color,
+                        role: original(file),
+                    })
+                && stuck(walls, file)
+            {
+                walls.add(sq);
+                grew = true;
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
+    File::ALL
+        .into_iter()
+        .filter(|&file| {
+            let sq = Square::from_coords(file, back);
+            original(file) != Role::King
+                && board.piece_at(sq)
+                    != Some(Piece {
+                        color,
+                        role: original(file),
+                    })
+                && stuck(walls, file)
+        })
+        .fold(0u8, |bits, file| bits | 1 << u8::from(file))
 }
 
 /// Whether the straight pawns of White (`w`) and Black (`b`) can have got past each other.
@@ -179,6 +246,7 @@ fn summaries(board: &Board, color: Color, captures: u32) -> Option<Summaries> {
             let mut state = Fates {
                 straight,
                 landed,
+                promo: 0,
                 spent,
                 steps: 0,
                 allowed: MAX_ASSIGNMENTS.saturating_sub(tried),
@@ -230,6 +298,8 @@ fn assign(
 struct Fates {
     straight: [Straight; 8],
     landed: u8,
+    /// The files on which promoted pawns made their last capture.
+    promo: u8,
     spent: u32,
     /// The choices looked at so far.
     steps: usize,
@@ -255,7 +325,9 @@ fn fates(
     }
     let Some(&file) = left.get(i) else {
         if promotions == 0 {
-            let best = out.entry((state.straight, state.landed)).or_insert(u8::MAX);
+            let best = out
+                .entry((state.straight, state.landed, state.promo))
+                .or_insert(u8::MAX);
             *best = (*best).min(state.spent.min(255) as u8);
         }
         return;
@@ -284,7 +356,10 @@ fn fates(
             if remaining > promotions {
                 fates(left, i + 1, promotions, captures, state, out);
             }
+            let promo = state.promo;
+            state.promo |= 1 << next;
             fates(left, i + 1, need, captures, state, out);
+            state.promo = promo;
         }
         state.landed = saved;
         state.spent -= 1;
@@ -342,6 +417,26 @@ mod tests {
         assert!(!ok("r3k3/2p2p2/1bK5/BBPP1PPp/2PrbrN1/1Prp1p2/2p2P2/N2R4"));
         // After Black's hxg4 took a white unit there, White's h-pawn is free to promote.
         assert!(ok("r3k3/2p2p2/1bK5/BBPP1PP1/2Prbrp1/1Prp1p2/2p2P2/N2R4"));
+    }
+
+    #[test]
+    fn a_unit_that_never_moved_and_is_gone_was_taken_at_home_by_a_piece() {
+        // White's f1-bishop could never step off f1 (e2 and g2 never moved), and f1 is empty:
+        // it was taken there, by a black piece (no black pawn promoted). Black's three
+        // captures are all its pawns' (axb4, hxg6, gxf5), as many as White has lost: none is
+        // left for a piece.
+        assert!(!ok("nB3RbN/1kppppq1/1p4p1/1P3p2/Bp3P1n/5r1P/2PPPrPb/R3K3"));
+        // With e2-e3 played the bishop may have left: the diagram itself passes.
+        assert!(ok("nB3RbN/1kppppq1/1p4p1/1P3p2/Bp3P1n/4PrbP/2PP1rP1/R3K3"));
+        assert_eq!(
+            frozen_lost(
+                &"nB3RbN/1kppppq1/1p4p1/1P3p2/Bp3P1n/5r1P/2PPPrPb/R3K3"
+                    .parse()
+                    .unwrap(),
+                Color::White
+            ),
+            1 << 5
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@ use std::fmt;
 use crate::position::Position;
 
 use super::{
-    bookkeeping::bookkeeping_ok,
+    bookkeeping::{bookkeeping_ok, frozen_lost},
     cage::{CageCache, Caged, caged_unit},
 };
 
@@ -53,7 +53,7 @@ pub struct HistoryCache {
     cages: CageCache,
     /// Bookkeeping verdicts by pawns and counts of each role per side.
     bookkeeping:
-        std::collections::HashMap<(shakmaty::Bitboard, shakmaty::Bitboard, [u8; 12]), bool>,
+        std::collections::HashMap<(shakmaty::Bitboard, shakmaty::Bitboard, [u8; 14]), bool>,
 }
 
 impl HistoryCache {
@@ -81,11 +81,13 @@ pub fn refute_history(pos: &Position, cache: &mut HistoryCache) -> Option<Refuta
     caged_unit(board, pos.castling, &mut cache.cages).map(Refutation::Caged)
 }
 
-/// The count of each piece role of each side, bishops by square colour: with the pawns, all
-/// that the bookkeeping depends on.
-fn material_key(board: &shakmaty::Board) -> [u8; 12] {
+/// The count of each piece role of each side, bishops by square colour, and each side's
+/// frozen units that are gone: with the pawns, all that the bookkeeping depends on.
+fn material_key(board: &shakmaty::Board) -> [u8; 14] {
     use shakmaty::{Bitboard, Color};
-    let mut key = [0u8; 12];
+    let mut key = [0u8; 14];
+    key[12] = frozen_lost(board, Color::White);
+    key[13] = frozen_lost(board, Color::Black);
     for (i, color) in Color::ALL.into_iter().enumerate() {
         let ours = board.by_color(color);
         let roles = [

@@ -439,7 +439,7 @@ pub(super) fn parity_reasons(board: &Board, turn: Color, out: &mut Vec<Illegalit
 
 /// The squares a unit of `role` steps to from `sq` in one step of its moves (one square along
 /// each line for line pieces, whose longer moves are chains of such steps over empty squares).
-fn step_targets(role: Role, sq: Square) -> Bitboard {
+pub(super) fn step_targets(role: Role, sq: Square) -> Bitboard {
     match role {
         Role::Knight => attacks::knight_attacks(sq),
         Role::Bishop => attacks::king_attacks(sq) & attacks::bishop_attacks(sq, Bitboard::FULL),
