@@ -342,10 +342,10 @@ pub fn origin_status_refuting(
     (status, refutations)
 }
 
-/// Whether the history of `q` is refuted ([`legality::refute_history`]), with the refutations'
-/// cache of this thread (the cage searches are costly and the positions of one answer share
-/// their pawns); the cache is emptied every 4,096 positions.
-fn refuted_by_history(q: &Position) -> bool {
+/// Runs `f` with this thread's cache of history refutations (the cage searches and the
+/// bookkeeping are costly, and the positions of one answer, or of one game, share their pawns
+/// and material); the cache is emptied every 65,536 uses.
+pub(crate) fn with_history<R>(f: impl FnOnce(&mut legality::HistoryCache) -> R) -> R {
     thread_local! {
         static HISTORY: std::cell::RefCell<(u32, legality::HistoryCache)> =
             std::cell::RefCell::new((0, legality::HistoryCache::new()));
@@ -353,12 +353,17 @@ fn refuted_by_history(q: &Position) -> bool {
     HISTORY.with(|h| {
         let (uses, cache) = &mut *h.borrow_mut();
         *uses += 1;
-        if *uses > 4096 {
+        if *uses > 65_536 {
             *uses = 0;
             *cache = legality::HistoryCache::new();
         }
-        legality::refute_history(q, cache).is_some()
+        f(cache)
     })
+}
+
+/// Whether the history of `q` is refuted ([`legality::refute_history`]).
+fn refuted_by_history(q: &Position) -> bool {
+    with_history(|cache| legality::refute_history(q, cache).is_some())
 }
 
 /// Decides whether the reset retraction `r` ends at a possible origin, and with what evidence.

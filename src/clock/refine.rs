@@ -18,11 +18,10 @@ use std::time::Instant;
 use crate::rules::Convention;
 
 use super::{
-    origin::{ChainStatus, origin_status_counted, origin_status_refuting},
+    origin::{ChainStatus, origin_status_counted, origin_status_refuting, with_history},
     position_of,
     search::{Budget, Graph},
 };
-use crate::legality::HistoryCache;
 
 /// The most candidates looked at more deeply in one solve.
 const MAX_CANDIDATES: usize = 2_000_000;
@@ -117,7 +116,6 @@ pub fn refine_minimum(graph: &mut Graph, convention: Convention, budget: &Budget
     }
     let expanded = graph.expanded();
     let mut parents: Option<Vec<u32>> = None;
-    let mut history = HistoryCache::new();
     let mut memo = std::collections::HashMap::new();
     while let Some(first) = (0..expanded).find(|&i| graph.is_origin(i)) {
         let distance = graph.dist(first);
@@ -153,14 +151,16 @@ pub fn refine_minimum(graph: &mut Graph, convention: Convention, budget: &Budget
                 return out; // the game's start: nothing to refute
             }
             // First the refutations of the resets' histories, at the search's own depth.
-            let (mut verdict, refutations) = origin_status_refuting(
-                &pos,
-                convention,
-                budget.chain_depth,
-                budget.deep_chain_budget,
-                &mut out.positions,
-                &mut history,
-            );
+            let (mut verdict, refutations) = with_history(|history| {
+                origin_status_refuting(
+                    &pos,
+                    convention,
+                    budget.chain_depth,
+                    budget.deep_chain_budget,
+                    &mut out.positions,
+                    history,
+                )
+            });
             if verdict == ChainStatus::Dead && !refutations.is_empty() {
                 graph.origin.remove(i);
                 let rule = refutations[0].rule();

@@ -23,7 +23,10 @@
 //! position is refuted. Every condition is necessary, so a real game's position always has a
 //! pair (the tests check it on every position of real and random games).
 
-use std::collections::HashMap;
+use std::{
+    collections::HashMap,
+    hash::{BuildHasherDefault, Hasher},
+};
 
 use shakmaty::{Bitboard, Board, Color, File, Piece, Rank, Role, Square};
 
@@ -51,7 +54,43 @@ enum Straight {
 type Summary = ([Straight; 8], u8, u8);
 
 /// One side's assignments, summarised, with the fewest pawn captures each needs.
-type Summaries = HashMap<Summary, u8>;
+type Summaries = HashMap<Summary, u8, BuildHasherDefault<FastHasher>>;
+
+/// A multiplicative hasher for the summaries (small keys hashed at every leaf of the
+/// enumeration, where SipHash dominated the time); no input comes from outside the solver.
+#[derive(Default)]
+struct FastHasher(u64);
+
+impl Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 29)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u8(&mut self, x: u8) {
+        self.write_u64(u64::from(x));
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+
+    fn write_isize(&mut self, x: isize) {
+        self.write_u64(x as u64);
+    }
+}
+
+/// The most pairs of summaries (one per side) compared; beyond, the position is not refuted.
+const MAX_PAIRS: usize = 4_000_000;
 
 /// The most assignments of one side's pawns and choices of fates enumerated, and the most
 /// summaries kept; beyond either, the position is not refuted (the bookkeeping is left open).
@@ -76,6 +115,9 @@ pub fn bookkeeping_ok(board: &Board) -> bool {
     };
     if black.is_empty() {
         return false;
+    }
+    if white.len().saturating_mul(black.len()) > MAX_PAIRS {
+        return true;
     }
     let (lost_white, lost_black) = (missing(Color::White), missing(Color::Black));
     white.iter().any(|(w, &white_pawn_captures)| {
@@ -212,7 +254,7 @@ fn summaries(board: &Board, color: Color, captures: u32) -> Option<Summaries> {
         })
         .collect();
     let promotions = excess_pieces(board, color);
-    let mut out = Summaries::new();
+    let mut out = Summaries::default();
     if pawns.len() > 8 || promotions as usize + pawns.len() > 8 {
         return Some(out);
     }
