@@ -7,6 +7,9 @@
 //! * [`retract`] generates retractions (the legal predecessors of a position);
 //! * [`clock`] decides which halfmove-clock values a position allows;
 //! * [`stipulation`] parses the questions, [`verdict`] answers them;
+//! * [`required`] deduces the moves and captures each unit must still make (distances with
+//!   obstacles, assignment, capture bookkeeping), the bound both [`proofgame`] and the
+//!   composed-problem bounds rest on;
 //! * [`proofgame`] searches proof games from the initial array;
 //! * [`verify`] re-checks every certificate by forward replay, apart from the search;
 //! * [`puzzle`] reads puzzle files (EPD with `stip`/`sol`/`rules`);
@@ -27,6 +30,7 @@ pub mod pgn;
 pub mod position;
 pub mod proofgame;
 pub mod puzzle;
+pub mod required;
 pub mod retract;
 pub mod retroboard_fix;
 pub mod rules;
