@@ -651,19 +651,19 @@ mod tests {
 
     #[test]
     fn memory_budget_out_is_incomplete() {
-        // 1.e4 e5 2.Ke2 Ke7: counting the 8-ply games fills a table of thousands of entries.
+        // 1.e4 e5 2.Ke2 Ke7: counting the 12-ply games fills a table of thousands of entries.
         let t = target("rnbq1bnr/ppppkppp/8/4p3/4P3/8/PPPPKPPP/RNBQ1BNR w");
         let roomy = Budget {
             max_bytes: Some(1 << 30),
             ..Budget::UNLIMITED
         };
-        let full = proof_games(&t, 8, &roomy, 5);
+        let full = proof_games(&t, 12, &roomy, 5);
         assert!(full.complete && full.count > 0);
         let tight = Budget {
             max_bytes: Some(4096),
             ..Budget::UNLIMITED
         };
-        let cut = proof_games(&t, 8, &tight, 5);
+        let cut = proof_games(&t, 12, &tight, 5);
         assert!(!cut.complete);
         assert!(cut.count <= full.count);
         for g in &cut.games {

@@ -93,6 +93,8 @@ pub(crate) struct Node<'a> {
     pub pos: Chess,
     /// The unit (index in the analysed problem) on each square.
     pub ids: [u8; 64],
+    /// The square of each unit (meaningless for captured units).
+    pub squares: [u8; 32],
     pub st: [Cow<'a, SideTrack>; 2],
 }
 
@@ -160,11 +162,25 @@ impl<'a> Searcher<'a> {
             }
         }
         let [w, b] = st;
-        Some(Node {
+        let mut squares = [0u8; 32];
+        for (sq, &u) in self.start_unit.iter().enumerate() {
+            if u != EMPTY {
+                squares[usize::from(u)] = sq as u8;
+            }
+        }
+        let node = Node {
             pos,
             ids: self.start_unit,
+            squares,
             st: [Cow::Owned(w), Cow::Owned(b)],
-        })
+        };
+        for color in Color::ALL {
+            let bound = node.st[ci(color)].value() + self.pair_surplus(&node, color) as i32;
+            if bound > moves_left(color, Color::White, rem) {
+                return None;
+            }
+        }
+        Some(node)
     }
 
     /// Where each unit of `ids` stands, as a lookup for [`Analysis::captures_fit`].
@@ -251,7 +267,7 @@ impl<'a> Searcher<'a> {
                     return None;
                 }
                 if let Some(p) = promotion {
-                    if !a.may_become(unit, p) || a.pending_captures(&node.st[ci(opp)], unit) {
+                    if !a.may_become(unit, p) {
                         return None;
                     }
                     moved[0].1.role = p;
@@ -310,6 +326,7 @@ impl<'a> Searcher<'a> {
             return None;
         }
         let mut ids = node.ids;
+        let mut squares = node.squares;
         ids[from.to_usize()] = EMPTY;
         if let Some((_, sq)) = victim {
             ids[sq.to_usize()] = EMPTY;
@@ -319,6 +336,7 @@ impl<'a> Searcher<'a> {
         }
         for &(u, place) in &moved[..n_moved] {
             ids[place.square.to_usize()] = u as u8;
+            squares[u] = place.square as u8;
         }
         let rights_before = node.pos.castles().castling_rights();
         let rights = pos.castles().castling_rights();
@@ -354,6 +372,17 @@ impl<'a> Searcher<'a> {
         } else {
             Cow::Borrowed(&*node.st[ci(opp)])
         };
+        // A pawn makes the captures it needs before it promotes (this move's included).
+        if matches!(
+            m,
+            Move::Normal {
+                promotion: Some(_),
+                ..
+            }
+        ) && a.pending_captures(&opp_st, unit)
+        {
+            return None;
+        }
 
         // The captures the pawns need must fit in the units the other side still loses.
         let pawn_moved = m.role() == Role::Pawn;
@@ -374,7 +403,44 @@ impl<'a> Searcher<'a> {
         } else {
             [opp_st, mover_st]
         };
-        Some(Node { pos, ids, st })
+        let node = Node {
+            pos,
+            ids,
+            squares,
+            st,
+        };
+        // Units that obstruct each other need more together.
+        if !a.pairs[mover].is_empty()
+            && node.st[ci(mover)].value() + self.pair_surplus(&node, mover) as i32 > left
+        {
+            return None;
+        }
+        Some(node)
+    }
+
+    /// The surplus of `color`'s pairs of units that obstruct each other, at `node`.
+    fn pair_surplus(&self, node: &Node<'_>, color: Color) -> u32 {
+        let pairs = &self.analysis.pairs[color];
+        if pairs.is_empty() {
+            return 0;
+        }
+        let board = node.pos.board();
+        let state_of = |u: usize| {
+            let sq = Square::new(u32::from(node.squares[u]));
+            (usize::from(node.ids[sq.to_usize()]) == u)
+                .then(|| {
+                    board
+                        .role_at(sq)
+                        .map(|r| crate::required::graph::state(r, sq))
+                })
+                .flatten()
+        };
+        crate::required::pairs::surplus(
+            self.analysis,
+            pairs,
+            &state_of,
+            node.pos.castles().castling_rights(),
+        )
     }
 
     /// Whether `pos` is the target (placement, side to move, castling, e.p.).
@@ -641,6 +707,7 @@ mod tests {
                     Some(child) => Node {
                         pos: child.pos,
                         ids: child.ids,
+                        squares: child.squares,
                         st: [
                             Cow::Owned(child.st[0].clone().into_owned()),
                             Cow::Owned(child.st[1].clone().into_owned()),
@@ -658,5 +725,67 @@ mod tests {
             checked += 1;
         }
         assert_eq!(checked, 400);
+    }
+}
+
+#[cfg(test)]
+mod regressions {
+    use super::*;
+    use crate::required::{Problem, analyse};
+    use shakmaty::ByColor;
+
+    /// Walks `san` (a proof game of `target`) through the search: no node on the way may be
+    /// pruned. Returns the ply where it was, with the reason.
+    fn walk(target: &str, san: &str) -> Result<(), String> {
+        let target = Target::from_fen(target).unwrap();
+        let game = super::super::parse_san_line(san).unwrap();
+        let plies = game.len() as u32;
+        let problem = Problem::proof_game(
+            &target.board,
+            target.castling,
+            ByColor {
+                white: plies.div_ceil(2),
+                black: plies / 2,
+            },
+        );
+        let analysis = analyse(&problem).map_err(|e| format!("analysis: {e}"))?;
+        let searcher = Searcher::new(&analysis, &target, &Budget::UNLIMITED);
+        let mut node = searcher.root(plies).ok_or("root")?;
+        for (k, &m) in game.iter().enumerate() {
+            let rem = plies - k as u32 - 1;
+            node = match searcher.child(&node, m, rem) {
+                Some(child) => Node {
+                    pos: child.pos,
+                    ids: child.ids,
+                    squares: child.squares,
+                    st: [
+                        Cow::Owned(child.st[0].clone().into_owned()),
+                        Cow::Owned(child.st[1].clone().into_owned()),
+                    ],
+                },
+                None => return Err(format!("pruned at ply {} ({m})", k + 1)),
+            };
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn recorded_games_are_never_pruned() {
+        for (target, san) in [
+            (
+                "kn4n1/pppB1pp1/RRrr1Q2/3pp1bp/P6P/1P4P1/b1PPPP1B/1N2K1N1 w",
+                "h4 Nc6 Rh3 d6 Ra3 Be6 Ra6 h5 a4 Rh6 Ra3 Ba2 Rb3 d5 Rbb6 Qd6 b3 O-O-O Ba3 Kb8 \
+                 Bxd6 Ka8 Bh2 Nb8 g3 Rc6 Bh3 Rdd6 Bd7 e6 Qc1 Be7 Qb2 Bg5 Qf6 e5",
+            ),
+            (
+                "1Nr1kbnr/p2pp1pp/2p1Q1b1/1p3p2/8/8/PPP1PPPP/RNB1KBNR b",
+                "d4 b5 d5 Bb7 d6 Be4 Qd5 c6 Qe6 Qc7 dxc7 Bg6 cxb8=N f5 Na6 Rc8 Nb8",
+            ),
+        ] {
+            if san.is_empty() {
+                continue;
+            }
+            walk(target, san).unwrap_or_else(|e| panic!("{target}: {e}"));
+        }
     }
 }

@@ -14,7 +14,17 @@ use super::{
         role_bit, side_index, state, state_role, state_square,
     },
     matching::{INF, MAX, Matching, NONE},
+    pairs::{Pair, pairs},
 };
+
+/// A claim of joint play: units `units` with fates `fates` (targets or own goals) make at
+/// least `joint` moves together. It counts only while each unit has exactly that fate left.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Claim {
+    pub units: [usize; 2],
+    pub fates: [SlotKind; 2],
+    pub joint: u32,
+}
 
 /// What a slot stands for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -107,6 +117,11 @@ pub struct Analysis {
     pub(crate) columns: ByColor<Vec<usize>>,
     pub(crate) sides: ByColor<SideReport>,
     pub(crate) reports: Vec<UnitReport>,
+    /// Each colour's pair tables (units that obstruct each other).
+    pub(crate) pairs: ByColor<Vec<Pair>>,
+    /// Each colour's claims from joint play: pairwise disjoint pairs of units, with the fewest
+    /// moves the two make together from the start to their fates (see [`Claim`]).
+    pub(crate) extra: ByColor<Vec<Claim>>,
 }
 
 impl Analysis {
@@ -157,9 +172,29 @@ pub fn analyse(problem: &Problem) -> Result<Analysis, Impossible> {
         let allowances = assign(&mut a)?;
         let mut changed = narrow(&mut a, &allowances)?;
         changed |= deduce_obstacles(&mut a);
-        if !changed || rounds > 64 {
+        if rounds > 64 {
             break;
         }
+        if changed {
+            continue;
+        }
+        // Joint play of units that obstruct each other: the joint moves of pairs at the start
+        // count in the side's bound and narrow the others' allowances; then everything again.
+        let mut grown = false;
+        for color in Color::ALL {
+            let p = pairs(&a, color);
+            let chosen = start_claims(&a, &p);
+            if claims_surplus(&a, &chosen) > claims_surplus(&a, &a.extra[color]) {
+                a.extra[color] = chosen;
+                grown = true;
+            }
+        }
+        if !grown {
+            break;
+        }
+    }
+    for color in Color::ALL {
+        a.pairs[color] = pairs(&a, color);
     }
     report(&mut a)?;
     Ok(a)
@@ -250,6 +285,8 @@ fn setup(problem: &Problem) -> Result<Analysis, Impossible> {
             black: empty_side(),
         },
         reports: Vec::new(),
+        pairs: ByColor::default(),
+        extra: ByColor::default(),
     })
 }
 
@@ -476,18 +513,41 @@ fn build_slots(a: &mut Analysis) -> Result<(), Impossible> {
         debug_assert_eq!(rows.len(), a.columns[color].len());
         slots[color] = rows;
     }
-    // Keep the units' feasibility when the slots are the same kinds as before (first round:
-    // everything feasible).
+    // Carry the units' feasibility over to the new slots (first round: everything feasible).
+    // A target or own slot keeps its own; a capture is feasible if some capture was: the new
+    // captures happen on no more squares than the old ones (pawn captures only grow in number
+    // and narrow in squares as the routes narrow).
     for color in Color::ALL {
         let same = a.slots[color].len() == slots[color].len()
             && a.slots[color]
                 .iter()
                 .zip(&slots[color])
                 .all(|(x, y)| x.kind == y.kind);
-        if !same {
-            for &i in &a.columns[color] {
-                a.units[i].feasible = vec![true; slots[color].len()];
-            }
+        if same {
+            continue;
+        }
+        for &i in &a.columns[color] {
+            let old = &a.units[i].feasible;
+            let fresh = old.is_empty();
+            let capture_ok = fresh
+                || a.slots[color]
+                    .iter()
+                    .zip(old)
+                    .any(|(sl, &ok)| ok && matches!(sl.kind, SlotKind::Capture { .. }));
+            let feasible = slots[color]
+                .iter()
+                .map(|sl| match sl.kind {
+                    SlotKind::Capture { .. } => capture_ok,
+                    _ => {
+                        fresh
+                            || a.slots[color]
+                                .iter()
+                                .zip(old)
+                                .any(|(o, &ok)| ok && o.kind == sl.kind)
+                    }
+                })
+                .collect();
+            a.units[i].feasible = feasible;
         }
     }
     a.slots = slots;
@@ -646,7 +706,9 @@ fn assign(a: &mut Analysis) -> Result<Vec<Allowance>, Impossible> {
         };
         let best_moves = solve(&moves);
         let best_caps = solve(&caps);
-        let need_moves = best_moves.value();
+        let surplus = claim_surpluses(a, &a.extra[color]);
+        let extra: u32 = surplus.iter().map(|x| x.2).sum();
+        let need_moves = best_moves.value() + extra as i32;
         let need_caps = best_caps.value();
         if need_moves >= INF {
             // Some slot has no unit, or some unit no slot.
@@ -692,9 +754,16 @@ fn assign(a: &mut Analysis) -> Result<Vec<Allowance>, Impossible> {
                     a.units[i].feasible[r] = false;
                     continue;
                 }
+                // What the pairs counted in `extra` need beyond their own distances, but for
+                // a pair of this unit's own (the unit may be the one that spends it).
+                let others: u32 = surplus
+                    .iter()
+                    .filter(|x| x.0 != i && x.1 != i)
+                    .map(|x| x.2)
+                    .sum();
                 let fm = forced(&moves, n, r, c);
                 let fc = forced(&caps, n, r, c);
-                let fits_moves = budget >= UNLIMITED || (fm < INF && fm as u32 <= budget);
+                let fits_moves = budget >= UNLIMITED || (fm < INF && fm as u32 + others <= budget);
                 let fits_caps = fc < INF && fc as u32 <= captures_available;
                 if !(fits_moves && fits_caps) {
                     a.units[i].feasible[r] = false;
@@ -703,7 +772,7 @@ fn assign(a: &mut Analysis) -> Result<Vec<Allowance>, Impossible> {
                 let allow_moves = if budget >= UNLIMITED {
                     UNLIMITED
                 } else {
-                    budget - (fm as u32 - u32::from(moves[r][c]))
+                    budget - others - (fm as u32 - u32::from(moves[r][c]))
                 };
                 let allow_caps = captures_available - (fc as u32 - u32::from(caps[r][c]));
                 allowances[i].per_slot.push((r, allow_moves, allow_caps));
@@ -873,6 +942,83 @@ impl UnitData {
                 && self.slot_table.get(k).copied().flatten().is_some()
         })
     }
+}
+
+/// The claims of joint play at the start: pairwise disjoint pairs, largest surplus first, each
+/// with the fewest moves its two units make together.
+fn start_claims(a: &Analysis, pairs: &[Pair]) -> Vec<Claim> {
+    let mut found: Vec<(u32, Claim)> = Vec::new();
+    for p in pairs {
+        let [u, v] = p.units;
+        let (x, y) = (a.units[u].graph.start, a.units[v].graph.start);
+        let s = p.surplus(a, x, y, a.problem.castling);
+        let (Some((fu, cu)), Some((fv, cv))) = (only_fate(a, u), only_fate(a, v)) else {
+            continue;
+        };
+        if s > 0 {
+            found.push((
+                u32::from(s),
+                Claim {
+                    units: [u, v],
+                    fates: [fu, fv],
+                    joint: u32::from(s) + cu + cv,
+                },
+            ));
+        }
+    }
+    found.sort_by(|x, y| y.0.cmp(&x.0));
+    let mut used = Vec::new();
+    let mut out = Vec::new();
+    for (_, claim) in found {
+        let [u, v] = claim.units;
+        if !used.contains(&u) && !used.contains(&v) {
+            used.push(u);
+            used.push(v);
+            out.push(claim);
+        }
+    }
+    out
+}
+
+/// The only fate unit `i` has left, if it is a target or its own goal, with its cost.
+fn only_fate(a: &Analysis, i: usize) -> Option<(SlotKind, u32)> {
+    let d = &a.units[i];
+    let color = d.unit.piece.color;
+    let mut found = None;
+    for (k, &ok) in d.feasible.iter().enumerate() {
+        let Some(t) = d.slot_table[k].filter(|_| ok) else {
+            continue;
+        };
+        let kind = &a.slots[color][k].kind;
+        if found.is_some() || matches!(kind, SlotKind::Capture { .. }) {
+            return None;
+        }
+        found = Some((kind.clone(), u32::from(d.cost(t).0)));
+    }
+    found
+}
+
+/// Each claim's surplus over its units' own fewest moves now (0 for a claim whose units no
+/// longer have exactly the claimed fates).
+fn claim_surpluses(a: &Analysis, claims: &[Claim]) -> Vec<(usize, usize, u32)> {
+    claims
+        .iter()
+        .map(|c| {
+            let [u, v] = c.units;
+            let s = match (only_fate(a, u), only_fate(a, v)) {
+                (Some((fu, cu)), Some((fv, cv))) if fu == c.fates[0] && fv == c.fates[1] => {
+                    c.joint.saturating_sub(cu + cv)
+                }
+                _ => 0,
+            };
+            (u, v, s)
+        })
+        .collect()
+}
+
+/// The total surplus of `claims` now.
+fn claims_surplus(a: &Analysis, claims: &[Claim]) -> u32 {
+    claim_surpluses(a, claims).iter().map(|x| x.2).sum()
 }
 
 /// Fills the per-unit reports from the final state.

@@ -559,8 +559,10 @@ mod tests {
         assert_eq!(d[state(Role::Bishop, Square::A6)], 1);
         // f2 and e3 are obstacles: nothing passes through them.
         assert_eq!(d[state(Role::Bishop, Square::F2)], FAR);
-        assert_eq!(d[state(Role::Bishop, Square::G3)], 2);
         assert_eq!(d[state(Role::Bishop, Square::G2)], 1);
+        assert_eq!(d[state(Role::Bishop, Square::H3)], 1);
+        // From g2 on: h1, then f3 through g2 again.
+        assert_eq!(d[state(Role::Bishop, Square::H1)], 2);
         let pawn = Graph::new(
             Color::White,
             Role::Pawn,
@@ -570,7 +572,9 @@ mod tests {
             [false; 2],
         );
         let d = pawn.moves_from();
-        assert_eq!(d[state(Role::Pawn, Square::E4)], FAR);
+        // No push past e3: e4 only by two captures (exd3, dxe4).
+        assert_eq!(d[state(Role::Pawn, Square::E4)], 2);
+        assert_eq!(pawn.captures_from()[state(Role::Pawn, Square::E4)], 2);
         assert_eq!(d[state(Role::Pawn, Square::D3)], 1);
     }
 

@@ -59,13 +59,14 @@
 pub(crate) mod analysis;
 pub(crate) mod graph;
 pub(crate) mod matching;
+pub(crate) mod pairs;
 pub(crate) mod tracker;
 
 use std::fmt;
 
 use shakmaty::{Bitboard, Board, ByColor, Color, Piece, Role, Square};
 
-pub use analysis::analyse;
+pub use analysis::{Analysis, analyse};
 pub use tracker::Tracker;
 
 /// What a unit must do by the end.

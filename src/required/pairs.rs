@@ -1,0 +1,394 @@
+//! Joint play of two units of one side that obstruct each other.
+//!
+//! Each unit alone needs its distance to its fate; two units whose routes cross may need more
+//! together: one must wait for the other, or step aside (a king and rook that castle long and
+//! then shuffle, a bishop that must leave before the pawn in front of it closes the door). The
+//! *pair table* holds, for every pair of states the two units can be in on their routes, the
+//! fewest moves both make together to reach both their fates, moving one at a time and never
+//! standing on or crossing the other's square. Everything else on the board is ignored (but for
+//! the fixed obstacles already out of the graphs), so the table is a lower bound of what the
+//! two units need in any solution; its excess over the sum of their own distances (the
+//! *surplus*) adds to their side's bound, for pairs that share no unit.
+//!
+//! A king and the rook it may castle with are one pair whose table knows castling: from both
+//! start squares, with the right still held, castling is one move to both castled squares.
+//! Castling with a rook outside the pair, and a castling rook's free start on its castled
+//! square, are taken as always available (a relaxation).
+
+use std::collections::VecDeque;
+
+use shakmaty::{Bitboard, CastlingSide, Color, Role};
+
+use super::{
+    analysis::{Analysis, SlotKind},
+    graph::{FAR, STATES, castling_path, castling_squares, path, side_index, state, state_square},
+};
+
+/// No state index.
+const NO: u16 = u16::MAX;
+
+/// Largest joint table computed (states of one unit times states of the other).
+const MAX_JOINT: usize = 12_288;
+
+/// One move of a unit inside a pair: its destination (index in the unit's states), the squares
+/// that must not hold the other unit (those crossed and the destination), and its cost.
+#[derive(Clone, Copy, Debug)]
+struct Step {
+    to: u16,
+    free: Bitboard,
+    cost: u8,
+}
+
+/// The joint table of two units of one side.
+#[derive(Clone, Debug)]
+pub(crate) struct Pair {
+    /// The two units (indexes in the problem).
+    pub units: [usize; 2],
+    /// The table (index in each unit's tables) of each unit's only fate.
+    pub tables: [usize; 2],
+    /// Each unit's states in the table: state → index.
+    index: [Box<[u16; STATES]>; 2],
+    /// Number of states of the second unit.
+    n1: usize,
+    /// Fewest joint moves from each pair of states.
+    dist: Vec<u8>,
+    /// For a king and its castling rook: the side, and the joint moves from both start
+    /// squares while the right is held.
+    castle: Option<(CastlingSide, u8)>,
+}
+
+impl Pair {
+    /// The surplus of the pair at states `a` (first unit) and `b` (second), with `rights`
+    /// (rook squares) held: joint moves less the sum of each unit's own table distance.
+    pub(crate) fn surplus(&self, analysis: &Analysis, a: usize, b: usize, rights: Bitboard) -> u8 {
+        let ia = self.index[0][a];
+        let ib = self.index[1][b];
+        if ia == NO || ib == NO {
+            return 0;
+        }
+        let mut joint = self.dist[usize::from(ia) * self.n1 + usize::from(ib)];
+        if let Some((side, with_right)) = self.castle {
+            let d0 = &analysis.units[self.units[0]];
+            let d1 = &analysis.units[self.units[1]];
+            let color = d0.unit.piece.color;
+            let (_, _, rook, _) = castling_squares(color, side);
+            if rights.contains(rook)
+                && a == state(d0.unit.piece.role, d0.unit.square)
+                && b == state(d1.unit.piece.role, d1.unit.square)
+            {
+                joint = joint.min(with_right);
+            }
+        }
+        if joint == FAR {
+            return 0;
+        }
+        let own = |k: usize, s: usize| {
+            let d = &analysis.units[self.units[k]];
+            d.tables[self.tables[k]].moves[s]
+        };
+        let (x, y) = (own(0, a), own(1, b));
+        if x == FAR || y == FAR {
+            return 0;
+        }
+        joint.saturating_sub(x + y)
+    }
+}
+
+/// The live states of unit `i` for table `t`: reachable from its start and with a finite
+/// distance to its fate.
+fn live_states(a: &Analysis, i: usize, t: usize) -> Vec<usize> {
+    let d = &a.units[i];
+    let to = &d.tables[t].moves;
+    (0..STATES)
+        .filter(|&s| d.from[s] != FAR && to[s] != FAR)
+        .collect()
+}
+
+/// The steps of unit `i` from each of its live states, to live states. `partner`: the castling
+/// side whose castling the pair handles itself (not a step).
+fn steps(
+    a: &Analysis,
+    i: usize,
+    states: &[usize],
+    index: &[u16; STATES],
+    partner: Option<CastlingSide>,
+) -> Vec<Vec<Step>> {
+    let d = &a.units[i];
+    let g = &d.graph;
+    let mut out = vec![Vec::new(); states.len()];
+    let start = state(d.unit.piece.role, d.unit.square);
+    for (k, &s) in states.iter().enumerate() {
+        let from = state_square(s);
+        let role = shakmaty::Role::ALL[s / 64];
+        for to in g.edges[s] {
+            let roles = g.targets_of(s, to);
+            for r in Role::ALL {
+                if roles & super::graph::role_bit(r) == 0 {
+                    continue;
+                }
+                let t = index[state(r, to)];
+                if t != NO {
+                    out[k].push(Step {
+                        to: t,
+                        free: path(role, from, to).with(to),
+                        cost: 1,
+                    });
+                }
+            }
+        }
+        if s == start {
+            for side in [CastlingSide::KingSide, CastlingSide::QueenSide] {
+                if !g.castles[side_index(side)] || partner == Some(side) {
+                    continue;
+                }
+                let (_, king_to, _, rook_to) = castling_squares(g.color, side);
+                let free = castling_path(g.color, side).with(king_to).with(rook_to);
+                let (dest, cost) = match d.unit.piece.role {
+                    Role::King => (state(Role::King, king_to), 1),
+                    _ => (state(Role::Rook, rook_to), 0),
+                };
+                let t = index[dest];
+                if t != NO {
+                    out[k].push(Step { to: t, free, cost });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The unit's only feasible slot's table, when it has exactly one feasible slot and that slot
+/// is a target or its own goal (the unit is never captured).
+fn single_fate(a: &Analysis, i: usize) -> Option<usize> {
+    let d = &a.units[i];
+    if d.fixed {
+        return None;
+    }
+    let color = d.unit.piece.color;
+    let mut found = None;
+    for (k, &ok) in d.feasible.iter().enumerate() {
+        if !ok || d.slot_table[k].is_none() {
+            continue;
+        }
+        if found.is_some() {
+            return None;
+        }
+        if matches!(a.slots[color][k].kind, SlotKind::Capture { .. }) {
+            return None;
+        }
+        found = d.slot_table[k];
+    }
+    found
+}
+
+/// The squares unit `i` may stand on or cross on its live routes.
+fn route(a: &Analysis, i: usize, states: &[usize]) -> (Bitboard, Bitboard) {
+    let d = &a.units[i];
+    let mut stops = Bitboard::EMPTY;
+    let mut crossed = Bitboard::EMPTY;
+    for &s in states {
+        let from = state_square(s);
+        stops.add(from);
+        let role = Role::ALL[s / 64];
+        for to in d.graph.edges[s] {
+            crossed |= path(role, from, to);
+        }
+    }
+    (stops, crossed)
+}
+
+/// The joint table of units `i` and `j` (same colour, one fate each), or `None` when their
+/// routes do not meet or the table would be too large.
+fn pair_table(a: &Analysis, i: usize, j: usize, ti: usize, tj: usize) -> Option<Pair> {
+    let si = live_states(a, i, ti);
+    let sj = live_states(a, j, tj);
+    if si.is_empty() || sj.is_empty() || si.len() * sj.len() > MAX_JOINT {
+        return None;
+    }
+    let (stops_i, crossed_i) = route(a, i, &si);
+    let (stops_j, crossed_j) = route(a, j, &sj);
+    if !(stops_i | crossed_i).intersects(stops_j) && !(stops_j | crossed_j).intersects(stops_i) {
+        return None;
+    }
+    let mut index = [Box::new([NO; STATES]), Box::new([NO; STATES])];
+    for (k, &s) in si.iter().enumerate() {
+        index[0][s] = k as u16;
+    }
+    for (k, &s) in sj.iter().enumerate() {
+        index[1][s] = k as u16;
+    }
+    // A king and its castling rook.
+    let di = &a.units[i];
+    let dj = &a.units[j];
+    let castle_side = [CastlingSide::KingSide, CastlingSide::QueenSide]
+        .into_iter()
+        .find(|&side| {
+            let k = side_index(side);
+            di.graph.castles[k]
+                && dj.graph.castles[k]
+                && matches!(
+                    (di.unit.piece.role, dj.unit.piece.role),
+                    (Role::King, Role::Rook) | (Role::Rook, Role::King)
+                )
+        });
+    let step_i = steps(a, i, &si, &index[0], castle_side);
+    let step_j = steps(a, j, &sj, &index[1], castle_side);
+    let n0 = si.len();
+    let n1 = sj.len();
+    // Reverse steps.
+    let mut rev_i: Vec<Vec<(u16, Bitboard, u8)>> = vec![Vec::new(); n0];
+    for (k, list) in step_i.iter().enumerate() {
+        for st in list {
+            rev_i[usize::from(st.to)].push((k as u16, st.free, st.cost));
+        }
+    }
+    let mut rev_j: Vec<Vec<(u16, Bitboard, u8)>> = vec![Vec::new(); n1];
+    for (k, list) in step_j.iter().enumerate() {
+        for st in list {
+            rev_j[usize::from(st.to)].push((k as u16, st.free, st.cost));
+        }
+    }
+    let goal_i = &di.tables[ti].moves;
+    let goal_j = &dj.tables[tj].moves;
+    let mut dist = vec![FAR; n0 * n1];
+    let mut deque = VecDeque::new();
+    for (x, &s) in si.iter().enumerate() {
+        if goal_i[s] != 0 {
+            continue;
+        }
+        for (y, &t) in sj.iter().enumerate() {
+            if goal_j[t] == 0 && state_square(s) != state_square(t) {
+                dist[x * n1 + y] = 0;
+                deque.push_back((x, y));
+            }
+        }
+    }
+    while let Some((x, y)) = deque.pop_front() {
+        let d = dist[x * n1 + y];
+        let sq_y = state_square(sj[y]);
+        let sq_x = state_square(si[x]);
+        // Unit i moved last: its predecessors with j on y.
+        for &(px, free, cost) in &rev_i[x] {
+            let px = usize::from(px);
+            if free.contains(sq_y) || state_square(si[px]) == sq_y {
+                continue;
+            }
+            let nd = d + cost;
+            let e = &mut dist[px * n1 + y];
+            if nd < *e {
+                *e = nd;
+                if cost == 0 {
+                    deque.push_front((px, y));
+                } else {
+                    deque.push_back((px, y));
+                }
+            }
+        }
+        for &(py, free, cost) in &rev_j[y] {
+            let py = usize::from(py);
+            if free.contains(sq_x) || state_square(sj[py]) == sq_x {
+                continue;
+            }
+            let nd = d + cost;
+            let e = &mut dist[x * n1 + py];
+            if nd < *e {
+                *e = nd;
+                if cost == 0 {
+                    deque.push_front((x, py));
+                } else {
+                    deque.push_back((x, py));
+                }
+            }
+        }
+    }
+    let castle = castle_side.map(|side| {
+        let color = di.unit.piece.color;
+        let (_, king_to, _, rook_to) = castling_squares(color, side);
+        let start_i = state(di.unit.piece.role, di.unit.square);
+        let start_j = state(dj.unit.piece.role, dj.unit.square);
+        let (ki, kj) = if di.unit.piece.role == Role::King {
+            (state(Role::King, king_to), state(Role::Rook, rook_to))
+        } else {
+            (state(Role::Rook, rook_to), state(Role::King, king_to))
+        };
+        let at = |s: usize, t: usize| {
+            let (x, y) = (index[0][s], index[1][t]);
+            if x == NO || y == NO {
+                FAR
+            } else {
+                dist[usize::from(x) * n1 + usize::from(y)]
+            }
+        };
+        let plain = at(start_i, start_j);
+        let after = at(ki, kj);
+        let with_right = if after == FAR {
+            plain
+        } else {
+            plain.min(after + 1)
+        };
+        (side, with_right)
+    });
+    Some(Pair {
+        units: [i, j],
+        tables: [ti, tj],
+        index,
+        n1,
+        dist,
+        castle,
+    })
+}
+
+/// The pair tables of `color`'s units that have one fate each and whose routes meet.
+pub(crate) fn pairs(a: &Analysis, color: Color) -> Vec<Pair> {
+    let units: Vec<(usize, usize)> = a.columns[color]
+        .iter()
+        .filter_map(|&i| single_fate(a, i).map(|t| (i, t)))
+        .collect();
+    let mut out = Vec::new();
+    for (x, &(i, ti)) in units.iter().enumerate() {
+        for &(j, tj) in &units[x + 1..] {
+            if let Some(p) = pair_table(a, i, j, ti, tj) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// The largest total surplus of pairwise disjoint pairs (greedy, largest first) at the states
+/// `state_of(unit)`, with the castling `rights`. Every pair's surplus adds to its side's bound
+/// as long as no unit counts twice.
+pub(crate) fn surplus(
+    a: &Analysis,
+    pairs: &[Pair],
+    state_of: &dyn Fn(usize) -> Option<usize>,
+    rights: Bitboard,
+) -> u32 {
+    let mut found: [(u8, usize, usize); 24] = [(0, 0, 0); 24];
+    let mut n = 0;
+    for p in pairs {
+        let (Some(x), Some(y)) = (state_of(p.units[0]), state_of(p.units[1])) else {
+            continue;
+        };
+        let s = p.surplus(a, x, y, rights);
+        if s > 0 && n < found.len() {
+            found[n] = (s, p.units[0], p.units[1]);
+            n += 1;
+        }
+    }
+    if n == 0 {
+        return 0;
+    }
+    let found = &mut found[..n];
+    found.sort_unstable_by(|x, y| y.0.cmp(&x.0));
+    let mut used: u64 = 0;
+    let mut total = 0u32;
+    for &(s, u, v) in found.iter() {
+        let bits = (1u64 << u) | (1u64 << v);
+        if used & bits == 0 {
+            used |= bits;
+            total += u32::from(s);
+        }
+    }
+    total
+}
