@@ -14,7 +14,7 @@ use super::{
         role_bit, side_index, state, state_role, state_square,
     },
     matching::{INF, MAX, Matching, NONE},
-    pairs::{Pair, pairs},
+    pairs::{Pair, narrow_by_joint_play, pairs},
 };
 
 /// A claim of joint play: units `units` with fates `fates` (targets or own goals) make at
@@ -79,6 +79,8 @@ pub(crate) struct UnitData {
     pub slot_table: Vec<Option<usize>>,
     /// The slots it can still take within the budget.
     pub feasible: Vec<bool>,
+    /// The most moves it may make (over its feasible slots).
+    pub allowance: u32,
 }
 
 impl UnitData {
@@ -189,7 +191,10 @@ pub fn analyse(problem: &Problem) -> Result<Analysis, Impossible> {
                 grown = true;
             }
         }
-        if !grown {
+        // Joint play of units that obstruct each other (of one side or both) narrows their
+        // routes to the moves some joint route within their joint allowance uses.
+        let narrowed = narrow_by_joint_play(&mut a, &joint_allowance);
+        if !grown && !narrowed {
             break;
         }
     }
@@ -263,6 +268,7 @@ fn setup(problem: &Problem) -> Result<Analysis, Impossible> {
             tables: Vec::new(),
             slot_table: Vec::new(),
             feasible: Vec::new(),
+            allowance: UNLIMITED,
         });
     }
     // Castling needs both partners.
@@ -780,6 +786,12 @@ fn assign(a: &mut Analysis) -> Result<Vec<Allowance>, Impossible> {
             if allowances[i].per_slot.is_empty() {
                 return Err(Impossible::Stranded { unit: i });
             }
+            a.units[i].allowance = allowances[i]
+                .per_slot
+                .iter()
+                .map(|x| x.1)
+                .max()
+                .unwrap_or(0);
         }
     }
     Ok(allowances)
@@ -996,6 +1008,30 @@ fn only_fate(a: &Analysis, i: usize) -> Option<(SlotKind, u32)> {
         found = Some((kind.clone(), u32::from(d.cost(t).0)));
     }
     found
+}
+
+/// The most moves units `i` and `j` (one fate each) make together: each one's allowance; for
+/// two units of one side, also that side's free moves on top of their own fewest moves and
+/// the surplus of the claims they are in. `None` without a budget.
+fn joint_allowance(a: &Analysis, i: usize, j: usize) -> Option<u32> {
+    let (ci, cj) = (a.units[i].unit.piece.color, a.units[j].unit.piece.color);
+    if a.problem.moves[ci] >= UNLIMITED || a.problem.moves[cj] >= UNLIMITED {
+        return None;
+    }
+    let sum = a.units[i].allowance + a.units[j].allowance;
+    if ci != cj {
+        return Some(sum);
+    }
+    let (Some((_, oi)), Some((_, oj))) = (only_fate(a, i), only_fate(a, j)) else {
+        return Some(sum);
+    };
+    let claims: u32 = claim_surpluses(a, &a.extra[ci])
+        .iter()
+        .filter(|x| x.0 == i || x.1 == i || x.0 == j || x.1 == j)
+        .map(|x| x.2)
+        .sum();
+    let free = a.sides[ci].free_moves;
+    Some(sum.min(free + oi + oj + claims))
 }
 
 /// Each claim's surplus over its units' own fewest moves now (0 for a claim whose units no

@@ -37,6 +37,8 @@ struct Step {
     to: u16,
     free: Bitboard,
     cost: u8,
+    /// A castling step (the king's castling, a rook's free start), not an edge of the graph.
+    castle: Option<CastlingSide>,
 }
 
 /// The joint table of two units of one side.
@@ -61,32 +63,26 @@ impl Pair {
     /// The surplus of the pair at states `a` (first unit) and `b` (second), with `rights`
     /// (rook squares) held: joint moves less the sum of each unit's own table distance.
     pub(crate) fn surplus(&self, analysis: &Analysis, a: usize, b: usize, rights: Bitboard) -> u8 {
-        let ia = self.index[0][a];
-        let ib = self.index[1][b];
-        if ia == NO || ib == NO {
-            return 0;
-        }
-        let mut joint = self.dist[usize::from(ia) * self.n1 + usize::from(ib)];
+        let d0 = &analysis.units[self.units[0]];
+        let d1 = &analysis.units[self.units[1]];
+        let at_start = a == d0.graph.start && b == d1.graph.start;
+        let mut joint = match (self.index[0][a], self.index[1][b]) {
+            (NO, _) | (_, NO) => FAR,
+            (ia, ib) => self.dist[usize::from(ia) * self.n1 + usize::from(ib)],
+        };
         if let Some((side, with_right)) = self.castle {
-            let d0 = &analysis.units[self.units[0]];
-            let d1 = &analysis.units[self.units[1]];
-            let color = d0.unit.piece.color;
-            let (_, _, rook, _) = castling_squares(color, side);
-            if rights.contains(rook)
-                && a == state(d0.unit.piece.role, d0.unit.square)
-                && b == state(d1.unit.piece.role, d1.unit.square)
-            {
+            let (_, _, rook, _) = castling_squares(d0.unit.piece.color, side);
+            if at_start && rights.contains(rook) {
                 joint = joint.min(with_right);
             }
         }
         if joint == FAR {
             return 0;
         }
-        let own = |k: usize, s: usize| {
-            let d = &analysis.units[self.units[k]];
-            d.tables[self.tables[k]].moves[s]
-        };
-        let (x, y) = (own(0, a), own(1, b));
+        let (x, y) = (
+            own_cost(d0, self.tables[0], a, rights),
+            own_cost(d1, self.tables[1], b, rights),
+        );
         if x == FAR || y == FAR {
             return 0;
         }
@@ -94,13 +90,39 @@ impl Pair {
     }
 }
 
+/// A unit's own distance from state `s` on table `t`, with its castling alternatives when it
+/// stands on its start square and the right is held (as the assignment counts it).
+fn own_cost(d: &super::analysis::UnitData, t: usize, s: usize, rights: Bitboard) -> u8 {
+    let table = &d.tables[t].moves;
+    let mut best = table[s];
+    if s == d.graph.start {
+        for side in [CastlingSide::KingSide, CastlingSide::QueenSide] {
+            if !d.graph.castles[side_index(side)] {
+                continue;
+            }
+            let (_, king_to, rook, rook_to) = castling_squares(d.unit.piece.color, side);
+            if !rights.contains(rook) {
+                continue;
+            }
+            let (alt, extra) = match d.unit.piece.role {
+                Role::King => (state(Role::King, king_to), 1),
+                _ => (state(Role::Rook, rook_to), 0),
+            };
+            if table[alt] != FAR {
+                best = best.min(table[alt] + extra);
+            }
+        }
+    }
+    best
+}
+
 /// The live states of unit `i` for table `t`: reachable from its start and with a finite
-/// distance to its fate.
+/// distance to its fate, and its start (from which a castling rook may go on only by castling).
 fn live_states(a: &Analysis, i: usize, t: usize) -> Vec<usize> {
     let d = &a.units[i];
     let to = &d.tables[t].moves;
     (0..STATES)
-        .filter(|&s| d.from[s] != FAR && to[s] != FAR)
+        .filter(|&s| d.from[s] != FAR && (to[s] != FAR || s == d.graph.start))
         .collect()
 }
 
@@ -132,6 +154,7 @@ fn steps(
                         to: t,
                         free: path(role, from, to).with(to),
                         cost: 1,
+                        castle: None,
                     });
                 }
             }
@@ -149,7 +172,12 @@ fn steps(
                 };
                 let t = index[dest];
                 if t != NO {
-                    out[k].push(Step { to: t, free, cost });
+                    out[k].push(Step {
+                        to: t,
+                        free,
+                        cost,
+                        castle: Some(side),
+                    });
                 }
             }
         }
@@ -197,9 +225,123 @@ fn route(a: &Analysis, i: usize, states: &[usize]) -> (Bitboard, Bitboard) {
     (stops, crossed)
 }
 
-/// The joint table of units `i` and `j` (same colour, one fate each), or `None` when their
-/// routes do not meet or the table would be too large.
-fn pair_table(a: &Analysis, i: usize, j: usize, ti: usize, tj: usize) -> Option<Pair> {
+/// Two units' joint play: their live states, their steps, and the fewest joint moves from
+/// every pair of states to both fates.
+struct Joint {
+    units: [usize; 2],
+    tables: [usize; 2],
+    states: [Vec<usize>; 2],
+    index: [Box<[u16; STATES]>; 2],
+    steps: [Vec<Vec<Step>>; 2],
+    /// Fewest joint moves to both fates (castling of a king and rook pair not included).
+    dist: Vec<u8>,
+    /// A king and its castling rook: the side.
+    castle_side: Option<CastlingSide>,
+}
+
+impl Joint {
+    fn n1(&self) -> usize {
+        self.states[1].len()
+    }
+
+    /// The castled states of a king and rook pair (first unit's, second unit's).
+    fn castled(&self, a: &Analysis) -> Option<(usize, usize)> {
+        let side = self.castle_side?;
+        let d0 = &a.units[self.units[0]];
+        let (_, king_to, _, rook_to) = castling_squares(d0.unit.piece.color, side);
+        Some(if d0.unit.piece.role == Role::King {
+            (state(Role::King, king_to), state(Role::Rook, rook_to))
+        } else {
+            (state(Role::Rook, rook_to), state(Role::King, king_to))
+        })
+    }
+
+    fn at(&self, s: usize, t: usize) -> u8 {
+        match (self.index[0][s], self.index[1][t]) {
+            (NO, _) | (_, NO) => FAR,
+            (x, y) => self.dist[usize::from(x) * self.n1() + usize::from(y)],
+        }
+    }
+
+    /// Fewest joint moves from the start to every pair of states.
+    fn forward(&self, a: &Analysis) -> Vec<u8> {
+        let n1 = self.n1();
+        let mut dist = vec![FAR; self.states[0].len() * n1];
+        let mut deque = VecDeque::new();
+        let s0 = self.index[0][a.units[self.units[0]].graph.start];
+        let s1 = self.index[1][a.units[self.units[1]].graph.start];
+        if s0 == NO || s1 == NO {
+            return dist;
+        }
+        dist[usize::from(s0) * n1 + usize::from(s1)] = 0;
+        deque.push_back((usize::from(s0), usize::from(s1)));
+        if let Some((c0, c1)) = self.castled(a) {
+            let (x, y) = (self.index[0][c0], self.index[1][c1]);
+            if x != NO && y != NO {
+                dist[usize::from(x) * n1 + usize::from(y)] = 1;
+                deque.push_back((usize::from(x), usize::from(y)));
+            }
+        }
+        while let Some((x, y)) = deque.pop_front() {
+            let d = dist[x * n1 + y];
+            let sq_x = state_square(self.states[0][x]);
+            let sq_y = state_square(self.states[1][y]);
+            for st in &self.steps[0][x] {
+                if st.free.contains(sq_y) {
+                    continue;
+                }
+                let (nx, ny) = (usize::from(st.to), y);
+                relax(
+                    &mut dist,
+                    &mut deque,
+                    nx * n1 + ny,
+                    (nx, ny),
+                    d + st.cost,
+                    st.cost,
+                );
+            }
+            for st in &self.steps[1][y] {
+                if st.free.contains(sq_x) {
+                    continue;
+                }
+                let (nx, ny) = (x, usize::from(st.to));
+                relax(
+                    &mut dist,
+                    &mut deque,
+                    nx * n1 + ny,
+                    (nx, ny),
+                    d + st.cost,
+                    st.cost,
+                );
+            }
+        }
+        dist
+    }
+}
+
+/// 0-1 BFS relaxation.
+#[inline]
+fn relax(
+    dist: &mut [u8],
+    deque: &mut VecDeque<(usize, usize)>,
+    i: usize,
+    at: (usize, usize),
+    nd: u8,
+    cost: u8,
+) {
+    if nd < dist[i] {
+        dist[i] = nd;
+        if cost == 0 {
+            deque.push_front(at);
+        } else {
+            deque.push_back(at);
+        }
+    }
+}
+
+/// The joint play of units `i` and `j` (one fate each, tables `ti` and `tj`), or `None` when
+/// their routes do not meet or the table would be too large.
+fn joint(a: &Analysis, i: usize, j: usize, ti: usize, tj: usize) -> Option<Joint> {
     let si = live_states(a, i, ti);
     let sj = live_states(a, j, tj);
     if si.is_empty() || sj.is_empty() || si.len() * sj.len() > MAX_JOINT {
@@ -224,7 +366,8 @@ fn pair_table(a: &Analysis, i: usize, j: usize, ti: usize, tj: usize) -> Option<
         .into_iter()
         .find(|&side| {
             let k = side_index(side);
-            di.graph.castles[k]
+            di.unit.piece.color == dj.unit.piece.color
+                && di.graph.castles[k]
                 && dj.graph.castles[k]
                 && matches!(
                     (di.unit.piece.role, dj.unit.piece.role),
@@ -273,54 +416,34 @@ fn pair_table(a: &Analysis, i: usize, j: usize, ti: usize, tj: usize) -> Option<
             if free.contains(sq_y) || state_square(si[px]) == sq_y {
                 continue;
             }
-            let nd = d + cost;
-            let e = &mut dist[px * n1 + y];
-            if nd < *e {
-                *e = nd;
-                if cost == 0 {
-                    deque.push_front((px, y));
-                } else {
-                    deque.push_back((px, y));
-                }
-            }
+            relax(&mut dist, &mut deque, px * n1 + y, (px, y), d + cost, cost);
         }
         for &(py, free, cost) in &rev_j[y] {
             let py = usize::from(py);
             if free.contains(sq_x) || state_square(sj[py]) == sq_x {
                 continue;
             }
-            let nd = d + cost;
-            let e = &mut dist[x * n1 + py];
-            if nd < *e {
-                *e = nd;
-                if cost == 0 {
-                    deque.push_front((x, py));
-                } else {
-                    deque.push_back((x, py));
-                }
-            }
+            relax(&mut dist, &mut deque, x * n1 + py, (x, py), d + cost, cost);
         }
     }
-    let castle = castle_side.map(|side| {
-        let color = di.unit.piece.color;
-        let (_, king_to, _, rook_to) = castling_squares(color, side);
-        let start_i = state(di.unit.piece.role, di.unit.square);
-        let start_j = state(dj.unit.piece.role, dj.unit.square);
-        let (ki, kj) = if di.unit.piece.role == Role::King {
-            (state(Role::King, king_to), state(Role::Rook, rook_to))
-        } else {
-            (state(Role::Rook, rook_to), state(Role::King, king_to))
-        };
-        let at = |s: usize, t: usize| {
-            let (x, y) = (index[0][s], index[1][t]);
-            if x == NO || y == NO {
-                FAR
-            } else {
-                dist[usize::from(x) * n1 + usize::from(y)]
-            }
-        };
-        let plain = at(start_i, start_j);
-        let after = at(ki, kj);
+    Some(Joint {
+        units: [i, j],
+        tables: [ti, tj],
+        states: [si, sj],
+        index,
+        steps: [step_i, step_j],
+        dist,
+        castle_side,
+    })
+}
+
+/// The pair table of a joint play (for the bound at search nodes).
+fn pair_of(a: &Analysis, j: Joint) -> Pair {
+    let castle = j.castle_side.map(|side| {
+        let d0 = &a.units[j.units[0]];
+        let d1 = &a.units[j.units[1]];
+        let plain = j.at(d0.graph.start, d1.graph.start);
+        let after = j.castled(a).map_or(FAR, |(c0, c1)| j.at(c0, c1));
         let with_right = if after == FAR {
             plain
         } else {
@@ -328,14 +451,78 @@ fn pair_table(a: &Analysis, i: usize, j: usize, ti: usize, tj: usize) -> Option<
         };
         (side, with_right)
     });
-    Some(Pair {
-        units: [i, j],
-        tables: [ti, tj],
-        index,
+    let n1 = j.n1();
+    Pair {
+        units: j.units,
+        tables: j.tables,
+        index: j.index,
         n1,
-        dist,
+        dist: j.dist,
         castle,
-    })
+    }
+}
+
+/// What joint play removes from the two units' graphs: the moves no joint route within
+/// `allow` joint moves uses, and castling no such route uses. Returns whether a graph changed.
+fn narrow_joint(a: &mut Analysis, j: &Joint, allow: u32) -> bool {
+    let fwd = j.forward(a);
+    let n1 = j.n1();
+    let mut changed = false;
+    for k in 0..2 {
+        let unit = j.units[k];
+        let other = 1 - k;
+        let mut keep: Vec<Bitboard> = vec![Bitboard::EMPTY; j.states[k].len()];
+        let mut castle_used = [false; 2];
+        for (x, list) in j.steps[k].iter().enumerate() {
+            for st in list {
+                let used = (0..j.states[other].len()).any(|y| {
+                    let sq_y = state_square(j.states[other][y]);
+                    if st.free.contains(sq_y) {
+                        return false;
+                    }
+                    let (f, d) = if k == 0 {
+                        (fwd[x * n1 + y], j.dist[usize::from(st.to) * n1 + y])
+                    } else {
+                        (fwd[y * n1 + x], j.dist[y * n1 + usize::from(st.to)])
+                    };
+                    f != FAR
+                        && d != FAR
+                        && u32::from(f) + u32::from(st.cost) + u32::from(d) <= allow
+                });
+                if !used {
+                    continue;
+                }
+                match st.castle {
+                    Some(side) => castle_used[side_index(side)] = true,
+                    None => keep[x].add(state_square(j.states[k][usize::from(st.to)])),
+                }
+            }
+        }
+        // The pair's own castling (a king and its rook): one joint move from both starts.
+        if let Some(side) = j.castle_side
+            && let Some((c0, c1)) = j.castled(a)
+        {
+            let d = j.at(c0, c1);
+            if d != FAR && 1 + u32::from(d) <= allow {
+                castle_used[side_index(side)] = true;
+            }
+        }
+        let d = &mut a.units[unit];
+        for (x, &s) in j.states[k].iter().enumerate() {
+            let narrowed = d.graph.edges[s] & keep[x];
+            if narrowed != d.graph.edges[s] {
+                d.graph.edges[s] = narrowed;
+                changed = true;
+            }
+        }
+        for side in 0..2 {
+            if d.graph.castles[side] && !castle_used[side] {
+                d.graph.castles[side] = false;
+                changed = true;
+            }
+        }
+    }
+    changed
 }
 
 /// The pair tables of `color`'s units that have one fate each and whose routes meet.
@@ -347,12 +534,37 @@ pub(crate) fn pairs(a: &Analysis, color: Color) -> Vec<Pair> {
     let mut out = Vec::new();
     for (x, &(i, ti)) in units.iter().enumerate() {
         for &(j, tj) in &units[x + 1..] {
-            if let Some(p) = pair_table(a, i, j, ti, tj) {
-                out.push(p);
+            if let Some(jp) = joint(a, i, j, ti, tj) {
+                out.push(pair_of(a, jp));
             }
         }
     }
     out
+}
+
+/// Narrows the graphs of every two units with one fate each whose routes meet (of one side or
+/// of both) to the moves their joint play within their joint allowance uses: `allowance(i, j)`.
+/// Returns whether a graph changed.
+pub(crate) fn narrow_by_joint_play(
+    a: &mut Analysis,
+    allowance: &dyn Fn(&Analysis, usize, usize) -> Option<u32>,
+) -> bool {
+    let units: Vec<(usize, usize)> = (0..a.units.len())
+        .filter_map(|i| single_fate(a, i).map(|t| (i, t)))
+        .collect();
+    let mut changed = false;
+    for (x, &(i, ti)) in units.iter().enumerate() {
+        for &(j, tj) in &units[x + 1..] {
+            let Some(allow) = allowance(a, i, j) else {
+                continue;
+            };
+            // Tables may have been narrowed by an earlier pair: distances only grew.
+            if let Some(jp) = joint(a, i, j, ti, tj) {
+                changed |= narrow_joint(a, &jp, allow);
+            }
+        }
+    }
+    changed
 }
 
 /// The largest total surplus of pairwise disjoint pairs (greedy, largest first) at the states
