@@ -81,6 +81,8 @@ pub(crate) struct UnitData {
     pub feasible: Vec<bool>,
     /// The most moves it may make (over its feasible slots).
     pub allowance: u32,
+    /// Fewest moves it makes, as joint play with another unit shows (for its only fate).
+    pub raise: u8,
 }
 
 impl UnitData {
@@ -92,8 +94,8 @@ impl UnitData {
     }
 
     /// Its cost (moves, captures) for the slot with table `t`, from its start (castling
-    /// alternatives included).
-    fn cost(&self, t: usize) -> (u8, u8) {
+    /// alternatives included, and what joint play showed it needs).
+    pub(crate) fn cost(&self, t: usize) -> (u8, u8) {
         let table = &self.tables[t];
         let mut moves = FAR;
         let mut caps = FAR;
@@ -103,6 +105,9 @@ impl UnitData {
                 moves = moves.min(m.saturating_add(d).min(FAR - 1));
             }
             caps = caps.min(table.captures[s]);
+        }
+        if moves != FAR {
+            moves = moves.max(self.raise);
         }
         (moves, caps)
     }
@@ -269,6 +274,7 @@ fn setup(problem: &Problem) -> Result<Analysis, Impossible> {
             slot_table: Vec::new(),
             feasible: Vec::new(),
             allowance: UNLIMITED,
+            raise: 0,
         });
     }
     // Castling needs both partners.
@@ -967,13 +973,21 @@ fn start_claims(a: &Analysis, pairs: &[Pair]) -> Vec<Claim> {
         let (Some((fu, cu)), Some((fv, cv))) = (only_fate(a, u), only_fate(a, v)) else {
             continue;
         };
+        // The claim is the joint moves; its surplus counts over the units' own fewest moves
+        // as the assignment counts them.
+        let joint = u32::from(p.joint(a, x, y, a.problem.castling));
+        let s = if s > 0 && joint < u32::from(FAR) {
+            joint.saturating_sub(cu + cv)
+        } else {
+            0
+        };
         if s > 0 {
             found.push((
-                u32::from(s),
+                s,
                 Claim {
                     units: [u, v],
                     fates: [fu, fv],
-                    joint: u32::from(s) + cu + cv,
+                    joint,
                 },
             ));
         }

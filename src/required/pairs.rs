@@ -60,9 +60,9 @@ pub(crate) struct Pair {
 }
 
 impl Pair {
-    /// The surplus of the pair at states `a` (first unit) and `b` (second), with `rights`
-    /// (rook squares) held: joint moves less the sum of each unit's own table distance.
-    pub(crate) fn surplus(&self, analysis: &Analysis, a: usize, b: usize, rights: Bitboard) -> u8 {
+    /// The fewest joint moves of the pair from states `a` (first unit) and `b` (second) with
+    /// the castling `rights` (rook squares) held (`FAR` when none is known).
+    pub(crate) fn joint(&self, analysis: &Analysis, a: usize, b: usize, rights: Bitboard) -> u8 {
         let d0 = &analysis.units[self.units[0]];
         let d1 = &analysis.units[self.units[1]];
         let at_start = a == d0.graph.start && b == d1.graph.start;
@@ -76,9 +76,18 @@ impl Pair {
                 joint = joint.min(with_right);
             }
         }
+        joint
+    }
+
+    /// The surplus of the pair at states `a` (first unit) and `b` (second), with `rights`
+    /// (rook squares) held: joint moves less the sum of each unit's own table distance.
+    pub(crate) fn surplus(&self, analysis: &Analysis, a: usize, b: usize, rights: Bitboard) -> u8 {
+        let joint = self.joint(analysis, a, b, rights);
         if joint == FAR {
             return 0;
         }
+        let d0 = &analysis.units[self.units[0]];
+        let d1 = &analysis.units[self.units[1]];
         let (x, y) = (
             own_cost(d0, self.tables[0], a, rights),
             own_cost(d1, self.tables[1], b, rights),
@@ -235,13 +244,42 @@ struct Joint {
     steps: [Vec<Vec<Step>>; 2],
     /// Fewest joint moves to both fates (castling of a king and rook pair not included).
     dist: Vec<u8>,
+    /// For each unit, the fewest moves *it* makes on the way to both fates (the other one's
+    /// moves free).
+    own: [Vec<u8>; 2],
     /// A king and its castling rook: the side.
     castle_side: Option<CastlingSide>,
+    /// The units are of different colours.
+    enemies: bool,
+    /// Which unit is a king.
+    royal: [bool; 2],
+    /// For each unit's states, the squares it attacks whatever stands between (contact and
+    /// knight checks).
+    attacks: [Vec<Bitboard>; 2],
 }
 
 impl Joint {
     fn n1(&self) -> usize {
         self.states[1].len()
+    }
+
+    /// Whether unit `k` may move from its state `x` to its state `to` while the other unit is
+    /// on its state `y` (blocking aside): a unit that gives check to the enemy king cannot move
+    /// (the king's side is to move), and a king cannot move into the enemy unit's attack.
+    #[inline]
+    fn legal(&self, k: usize, x: usize, to: usize, y: usize) -> bool {
+        if !self.enemies {
+            return true;
+        }
+        let o = 1 - k;
+        let sq_y = state_square(self.states[o][y]);
+        if self.royal[o] && self.attacks[k][x].contains(sq_y) {
+            return false;
+        }
+        if self.royal[k] && self.attacks[o][y].contains(state_square(self.states[k][to])) {
+            return false;
+        }
+        true
     }
 
     /// The castled states of a king and rook pair (first unit's, second unit's).
@@ -287,7 +325,7 @@ impl Joint {
             let sq_x = state_square(self.states[0][x]);
             let sq_y = state_square(self.states[1][y]);
             for st in &self.steps[0][x] {
-                if st.free.contains(sq_y) {
+                if st.free.contains(sq_y) || !self.legal(0, x, usize::from(st.to), y) {
                     continue;
                 }
                 let (nx, ny) = (usize::from(st.to), y);
@@ -301,7 +339,7 @@ impl Joint {
                 );
             }
             for st in &self.steps[1][y] {
-                if st.free.contains(sq_x) {
+                if st.free.contains(sq_x) || !self.legal(1, y, usize::from(st.to), x) {
                     continue;
                 }
                 let (nx, ny) = (x, usize::from(st.to));
@@ -316,6 +354,23 @@ impl Joint {
             }
         }
         dist
+    }
+}
+
+/// The squares a unit of `role` and `color` on `sq` attacks whatever stands between: a
+/// knight's, king's or pawn's attacks, a line piece's adjacent squares in its directions.
+fn unstoppable(role: Role, color: shakmaty::Color, sq: shakmaty::Square) -> Bitboard {
+    use shakmaty::attacks::{
+        bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks,
+    };
+    let near = king_attacks(sq);
+    match role {
+        Role::Knight => knight_attacks(sq),
+        Role::King => near,
+        Role::Pawn => pawn_attacks(color, sq),
+        Role::Bishop => near & bishop_attacks(sq, Bitboard::FULL),
+        Role::Rook => near & rook_attacks(sq, Bitboard::FULL),
+        Role::Queen => near,
     }
 }
 
@@ -391,41 +446,79 @@ fn joint(a: &Analysis, i: usize, j: usize, ti: usize, tj: usize) -> Option<Joint
             rev_j[usize::from(st.to)].push((k as u16, st.free, st.cost));
         }
     }
-    let goal_i = &di.tables[ti].moves;
-    let goal_j = &dj.tables[tj].moves;
-    let mut dist = vec![FAR; n0 * n1];
-    let mut deque = VecDeque::new();
-    for (x, &s) in si.iter().enumerate() {
-        if goal_i[s] != 0 {
-            continue;
+    let enemies = di.unit.piece.color != dj.unit.piece.color;
+    let royal = [
+        di.unit.piece.role == Role::King,
+        dj.unit.piece.role == Role::King,
+    ];
+    let attacks_of = |k: usize, states: &[usize]| -> Vec<Bitboard> {
+        let color = if k == 0 {
+            di.unit.piece.color
+        } else {
+            dj.unit.piece.color
+        };
+        if !enemies || !royal[1 - k] {
+            return vec![Bitboard::EMPTY; states.len()];
         }
-        for (y, &t) in sj.iter().enumerate() {
-            if goal_j[t] == 0 && state_square(s) != state_square(t) {
-                dist[x * n1 + y] = 0;
-                deque.push_back((x, y));
-            }
+        states
+            .iter()
+            .map(|&s| unstoppable(Role::ALL[s / 64], color, state_square(s)))
+            .collect()
+    };
+    let attacks = [attacks_of(0, &si), attacks_of(1, &sj)];
+    let legal = |k: usize, x: usize, to: usize, y: usize| -> bool {
+        if !enemies {
+            return true;
         }
-    }
-    while let Some((x, y)) = deque.pop_front() {
-        let d = dist[x * n1 + y];
-        let sq_y = state_square(sj[y]);
-        let sq_x = state_square(si[x]);
-        // Unit i moved last: its predecessors with j on y.
-        for &(px, free, cost) in &rev_i[x] {
-            let px = usize::from(px);
-            if free.contains(sq_y) || state_square(si[px]) == sq_y {
+        let (own_states, other_states) = if k == 0 { (&si, &sj) } else { (&sj, &si) };
+        let o = 1 - k;
+        let sq_y = state_square(other_states[y]);
+        if royal[o] && attacks[k][x].contains(sq_y) {
+            return false;
+        }
+        !(royal[k] && attacks[o][y].contains(state_square(own_states[to])))
+    };
+    let goals = (&di.tables[ti].moves, &dj.tables[tj].moves);
+    let backward = |weights: [u8; 2]| {
+        let mut dist = vec![FAR; n0 * n1];
+        let mut deque = VecDeque::new();
+        for (x, &s) in si.iter().enumerate() {
+            if goals.0[s] != 0 {
                 continue;
             }
-            relax(&mut dist, &mut deque, px * n1 + y, (px, y), d + cost, cost);
-        }
-        for &(py, free, cost) in &rev_j[y] {
-            let py = usize::from(py);
-            if free.contains(sq_x) || state_square(sj[py]) == sq_x {
-                continue;
+            for (y, &t) in sj.iter().enumerate() {
+                if goals.1[t] == 0 && state_square(s) != state_square(t) {
+                    dist[x * n1 + y] = 0;
+                    deque.push_back((x, y));
+                }
             }
-            relax(&mut dist, &mut deque, x * n1 + py, (x, py), d + cost, cost);
         }
-    }
+        while let Some((x, y)) = deque.pop_front() {
+            let d = dist[x * n1 + y];
+            let sq_y = state_square(sj[y]);
+            let sq_x = state_square(si[x]);
+            // Unit i moved last: its predecessors with j on y.
+            for &(px, free, cost) in &rev_i[x] {
+                let px = usize::from(px);
+                if free.contains(sq_y) || state_square(si[px]) == sq_y || !legal(0, px, x, y) {
+                    continue;
+                }
+                let c = cost * weights[0];
+                relax(&mut dist, &mut deque, px * n1 + y, (px, y), d + c, c);
+            }
+            for &(py, free, cost) in &rev_j[y] {
+                let py = usize::from(py);
+                if free.contains(sq_x) || state_square(sj[py]) == sq_x || !legal(1, py, y, x) {
+                    continue;
+                }
+                let c = cost * weights[1];
+                relax(&mut dist, &mut deque, x * n1 + py, (x, py), d + c, c);
+            }
+        }
+        dist
+    };
+    let dist = backward([1, 1]);
+    let own = [backward([1, 0]), backward([0, 1])];
     Some(Joint {
         units: [i, j],
         tables: [ti, tj],
@@ -433,8 +526,48 @@ fn joint(a: &Analysis, i: usize, j: usize, ti: usize, tj: usize) -> Option<Joint
         index,
         steps: [step_i, step_j],
         dist,
+        own,
+        enemies,
+        royal,
+        attacks,
         castle_side,
     })
+}
+
+/// Raises each unit's fewest moves to what it makes in any joint route (the other unit's
+/// moves free): a unit that must step aside for the other, or wait on a detour, needs those
+/// moves whatever the rest does. Returns whether a unit's fewest moves grew.
+fn raise_by_joint(a: &mut Analysis, j: &Joint) -> bool {
+    let starts = [
+        a.units[j.units[0]].graph.start,
+        a.units[j.units[1]].graph.start,
+    ];
+    let castled = j.castled(a);
+    let mut changed = false;
+    for k in 0..2 {
+        let at = |s0: usize, s1: usize| match (j.index[0][s0], j.index[1][s1]) {
+            (NO, _) | (_, NO) => FAR,
+            (x, y) => j.own[k][usize::from(x) * j.n1() + usize::from(y)],
+        };
+        let mut need = at(starts[0], starts[1]);
+        if let Some((c0, c1)) = castled {
+            // The pair's castling: one move of the king.
+            let king_moves = u8::from(a.units[j.units[k]].unit.piece.role == Role::King);
+            let after = at(c0, c1);
+            if after != FAR {
+                need = need.min(after + king_moves);
+            }
+        }
+        if need == FAR {
+            continue;
+        }
+        let d = &mut a.units[j.units[k]];
+        if need > d.raise {
+            d.raise = need;
+            changed = true;
+        }
+    }
+    changed
 }
 
 /// The pair table of a joint play (for the bound at search nodes).
@@ -561,6 +694,7 @@ pub(crate) fn narrow_by_joint_play(
             // Tables may have been narrowed by an earlier pair: distances only grew.
             if let Some(jp) = joint(a, i, j, ti, tj) {
                 changed |= narrow_joint(a, &jp, allow);
+                changed |= raise_by_joint(a, &jp);
             }
         }
     }
