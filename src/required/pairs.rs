@@ -46,8 +46,10 @@ struct Step {
 pub(crate) struct Pair {
     /// The two units (indexes in the problem).
     pub units: [usize; 2],
-    /// The table (index in each unit's tables) of each unit's only fate.
-    pub tables: [usize; 2],
+    /// The fates the two units may take together, as pairs of tables (index in each unit's
+    /// tables): one pair for units with one fate each, two for two units that share two fates
+    /// no other unit can take.
+    pub combos: Vec<[usize; 2]>,
     /// Each unit's states in the table: state → index.
     index: [Box<[u16; STATES]>; 2],
     /// Number of states of the second unit.
@@ -60,6 +62,55 @@ pub(crate) struct Pair {
 }
 
 impl Pair {
+    /// Whether the pair's surplus is positive anywhere (else the search need not look at it).
+    fn obstructs(&self, analysis: &Analysis) -> bool {
+        let d0 = &analysis.units[self.units[0]];
+        let d1 = &analysis.units[self.units[1]];
+        let all = Bitboard::FULL;
+        if self.surplus(analysis, d0.graph.start, d1.graph.start, all) > 0 {
+            return true;
+        }
+        let mut s0 = Vec::new();
+        let mut s1 = Vec::new();
+        for s in 0..STATES {
+            if self.index[0][s] != NO {
+                s0.push(s);
+            }
+            if self.index[1][s] != NO {
+                s1.push(s);
+            }
+        }
+        for &a in &s0 {
+            let row = usize::from(self.index[0][a]) * self.n1;
+            for &b in &s1 {
+                let joint = self.dist[row + usize::from(self.index[1][b])];
+                if joint == FAR {
+                    continue;
+                }
+                let own = self.own(analysis, a, b, Bitboard::EMPTY);
+                if own != FAR && joint > own {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// The fewest moves the two units need on their own from states `a` and `b` (with the
+    /// castling `rights`), over the fates they may take together (`FAR` when none).
+    fn own(&self, analysis: &Analysis, a: usize, b: usize, rights: Bitboard) -> u8 {
+        let d0 = &analysis.units[self.units[0]];
+        let d1 = &analysis.units[self.units[1]];
+        let mut best = FAR;
+        for c in &self.combos {
+            let (x, y) = (own_cost(d0, c[0], a, rights), own_cost(d1, c[1], b, rights));
+            if x != FAR && y != FAR {
+                best = best.min(x + y);
+            }
+        }
+        best
+    }
+
     /// The fewest joint moves of the pair from states `a` (first unit) and `b` (second) with
     /// the castling `rights` (rook squares) held (`FAR` when none is known).
     pub(crate) fn joint(&self, analysis: &Analysis, a: usize, b: usize, rights: Bitboard) -> u8 {
@@ -86,16 +137,11 @@ impl Pair {
         if joint == FAR {
             return 0;
         }
-        let d0 = &analysis.units[self.units[0]];
-        let d1 = &analysis.units[self.units[1]];
-        let (x, y) = (
-            own_cost(d0, self.tables[0], a, rights),
-            own_cost(d1, self.tables[1], b, rights),
-        );
-        if x == FAR || y == FAR {
+        let own = self.own(analysis, a, b, rights);
+        if own == FAR {
             return 0;
         }
-        joint.saturating_sub(x + y)
+        joint.saturating_sub(own)
     }
 }
 
@@ -125,13 +171,15 @@ fn own_cost(d: &super::analysis::UnitData, t: usize, s: usize, rights: Bitboard)
     best
 }
 
-/// The live states of unit `i` for table `t`: reachable from its start and with a finite
+/// The live states of unit `i` for the tables `tables`: reachable from its start and with a finite
 /// distance to its fate, and its start (from which a castling rook may go on only by castling).
-fn live_states(a: &Analysis, i: usize, t: usize) -> Vec<usize> {
+fn live_states(a: &Analysis, i: usize, tables: &[usize]) -> Vec<usize> {
     let d = &a.units[i];
-    let to = &d.tables[t].moves;
     (0..STATES)
-        .filter(|&s| d.from[s] != FAR && (to[s] != FAR || s == d.graph.start))
+        .filter(|&s| {
+            d.from[s] != FAR
+                && (s == d.graph.start || tables.iter().any(|&t| d.tables[t].moves[s] != FAR))
+        })
         .collect()
 }
 
@@ -194,28 +242,59 @@ fn steps(
     out
 }
 
-/// The unit's only feasible slot's table, when it has exactly one feasible slot and that slot
-/// is a target or its own goal (the unit is never captured).
-fn single_fate(a: &Analysis, i: usize) -> Option<usize> {
+/// The unit's feasible slots with their tables, when none is a capture (the unit is never
+/// captured) and it is not fixed.
+pub(crate) fn fates(a: &Analysis, i: usize) -> Option<Vec<(usize, usize)>> {
     let d = &a.units[i];
     if d.fixed {
         return None;
     }
     let color = d.unit.piece.color;
-    let mut found = None;
+    let mut out = Vec::new();
     for (k, &ok) in d.feasible.iter().enumerate() {
-        if !ok || d.slot_table[k].is_none() {
+        let Some(t) = d.slot_table[k].filter(|_| ok) else {
             continue;
-        }
-        if found.is_some() {
-            return None;
-        }
+        };
         if matches!(a.slots[color][k].kind, SlotKind::Capture { .. }) {
             return None;
         }
-        found = d.slot_table[k];
+        out.push((k, t));
     }
-    found
+    (!out.is_empty()).then_some(out)
+}
+
+/// The fates units `i` and `j` may take together, as `(slots, tables)` pairs: one each; or, for
+/// two units of one side that share two fates no other unit of the side can take, both ways
+/// round. `None` otherwise.
+pub(crate) fn combos(a: &Analysis, i: usize, j: usize) -> Option<Vec<([usize; 2], [usize; 2])>> {
+    let fi = fates(a, i)?;
+    let fj = fates(a, j)?;
+    if fi.len() == 1 && fj.len() == 1 {
+        return (fi[0].0 != fj[0].0).then(|| vec![([fi[0].0, fj[0].0], [fi[0].1, fj[0].1])]);
+    }
+    let color = a.units[i].unit.piece.color;
+    if fi.len() != 2 || fj.len() != 2 || a.units[j].unit.piece.color != color {
+        return None;
+    }
+    let (s1, s2) = (fi[0].0, fi[1].0);
+    if fj[0].0 != s1 || fj[1].0 != s2 {
+        return None;
+    }
+    let others_take = a.columns[color].iter().any(|&k| {
+        k != i && k != j && {
+            let d = &a.units[k];
+            [s1, s2]
+                .iter()
+                .any(|&s| d.feasible.get(s).copied().unwrap_or(false) && d.slot_table[s].is_some())
+        }
+    });
+    if others_take {
+        return None;
+    }
+    Some(vec![
+        ([s1, s2], [fi[0].1, fj[1].1]),
+        ([s2, s1], [fi[1].1, fj[0].1]),
+    ])
 }
 
 /// The squares unit `i` may stand on or cross on its live routes.
@@ -238,7 +317,7 @@ fn route(a: &Analysis, i: usize, states: &[usize]) -> (Bitboard, Bitboard) {
 /// every pair of states to both fates.
 struct Joint {
     units: [usize; 2],
-    tables: [usize; 2],
+    combos: Vec<[usize; 2]>,
     states: [Vec<usize>; 2],
     index: [Box<[u16; STATES]>; 2],
     steps: [Vec<Vec<Step>>; 2],
@@ -394,11 +473,13 @@ fn relax(
     }
 }
 
-/// The joint play of units `i` and `j` (one fate each, tables `ti` and `tj`), or `None` when
-/// their routes do not meet or the table would be too large.
-fn joint(a: &Analysis, i: usize, j: usize, ti: usize, tj: usize) -> Option<Joint> {
-    let si = live_states(a, i, ti);
-    let sj = live_states(a, j, tj);
+/// The joint play of units `i` and `j` towards the fates `combos` (pairs of tables), or `None`
+/// when their routes do not meet or the table would be too large.
+fn joint(a: &Analysis, i: usize, j: usize, combos: &[[usize; 2]]) -> Option<Joint> {
+    let ti: Vec<usize> = combos.iter().map(|c| c[0]).collect();
+    let tj: Vec<usize> = combos.iter().map(|c| c[1]).collect();
+    let si = live_states(a, i, &ti);
+    let sj = live_states(a, j, &tj);
     if si.is_empty() || sj.is_empty() || si.len() * sj.len() > MAX_JOINT {
         return None;
     }
@@ -478,16 +559,16 @@ fn joint(a: &Analysis, i: usize, j: usize, ti: usize, tj: usize) -> Option<Joint
         }
         !(royal[k] && attacks[o][y].contains(state_square(own_states[to])))
     };
-    let goals = (&di.tables[ti].moves, &dj.tables[tj].moves);
     let backward = |weights: [u8; 2]| {
         let mut dist = vec![FAR; n0 * n1];
         let mut deque = VecDeque::new();
         for (x, &s) in si.iter().enumerate() {
-            if goals.0[s] != 0 {
-                continue;
-            }
             for (y, &t) in sj.iter().enumerate() {
-                if goals.1[t] == 0 && state_square(s) != state_square(t) {
+                let goal = state_square(s) != state_square(t)
+                    && combos
+                        .iter()
+                        .any(|c| di.tables[c[0]].moves[s] == 0 && dj.tables[c[1]].moves[t] == 0);
+                if goal {
                     dist[x * n1 + y] = 0;
                     deque.push_back((x, y));
                 }
@@ -521,7 +602,7 @@ fn joint(a: &Analysis, i: usize, j: usize, ti: usize, tj: usize) -> Option<Joint
     let own = [backward([1, 0]), backward([0, 1])];
     Some(Joint {
         units: [i, j],
-        tables: [ti, tj],
+        combos: combos.to_vec(),
         states: [si, sj],
         index,
         steps: [step_i, step_j],
@@ -587,7 +668,7 @@ fn pair_of(a: &Analysis, j: Joint) -> Pair {
     let n1 = j.n1();
     Pair {
         units: j.units,
-        tables: j.tables,
+        combos: j.combos,
         index: j.index,
         n1,
         dist: j.dist,
@@ -658,41 +739,54 @@ fn narrow_joint(a: &mut Analysis, j: &Joint, allow: u32) -> bool {
     changed
 }
 
-/// The pair tables of `color`'s units that have one fate each and whose routes meet.
+/// The pair tables of `color`'s units whose fates are known together (see [`combos`]), whose
+/// routes meet and who obstruct each other somewhere (a positive surplus).
 pub(crate) fn pairs(a: &Analysis, color: Color) -> Vec<Pair> {
-    let units: Vec<(usize, usize)> = a.columns[color]
+    let units: Vec<usize> = a.columns[color]
         .iter()
-        .filter_map(|&i| single_fate(a, i).map(|t| (i, t)))
+        .copied()
+        .filter(|&i| fates(a, i).is_some())
         .collect();
     let mut out = Vec::new();
-    for (x, &(i, ti)) in units.iter().enumerate() {
-        for &(j, tj) in &units[x + 1..] {
-            if let Some(jp) = joint(a, i, j, ti, tj) {
-                out.push(pair_of(a, jp));
+    for (x, &i) in units.iter().enumerate() {
+        for &j in &units[x + 1..] {
+            let Some(c) = combos(a, i, j) else {
+                continue;
+            };
+            let tables: Vec<[usize; 2]> = c.iter().map(|x| x.1).collect();
+            if let Some(jp) = joint(a, i, j, &tables) {
+                let pair = pair_of(a, jp);
+                if pair.obstructs(a) {
+                    out.push(pair);
+                }
             }
         }
     }
     out
 }
 
-/// Narrows the graphs of every two units with one fate each whose routes meet (of one side or
-/// of both) to the moves their joint play within their joint allowance uses: `allowance(i, j)`.
-/// Returns whether a graph changed.
+/// Narrows the graphs of every two units whose fates are known together (see [`combos`]) and
+/// whose routes meet (of one side or of both) to the moves their joint play within their joint
+/// allowance uses: `allowance(i, j)`. Returns whether a graph changed.
 pub(crate) fn narrow_by_joint_play(
     a: &mut Analysis,
     allowance: &dyn Fn(&Analysis, usize, usize) -> Option<u32>,
 ) -> bool {
-    let units: Vec<(usize, usize)> = (0..a.units.len())
-        .filter_map(|i| single_fate(a, i).map(|t| (i, t)))
+    let units: Vec<usize> = (0..a.units.len())
+        .filter(|&i| fates(a, i).is_some())
         .collect();
     let mut changed = false;
-    for (x, &(i, ti)) in units.iter().enumerate() {
-        for &(j, tj) in &units[x + 1..] {
+    for (x, &i) in units.iter().enumerate() {
+        for &j in &units[x + 1..] {
+            let Some(c) = combos(a, i, j) else {
+                continue;
+            };
             let Some(allow) = allowance(a, i, j) else {
                 continue;
             };
+            let tables: Vec<[usize; 2]> = c.iter().map(|x| x.1).collect();
             // Tables may have been narrowed by an earlier pair: distances only grew.
-            if let Some(jp) = joint(a, i, j, ti, tj) {
+            if let Some(jp) = joint(a, i, j, &tables) {
                 changed |= narrow_joint(a, &jp, allow);
                 changed |= raise_by_joint(a, &jp);
             }
