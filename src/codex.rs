@@ -17,8 +17,9 @@ use std::fmt;
 use shakmaty::{Bitboard, Square};
 
 use crate::{
+    certify::{Wanted, certify},
     clock::{Budget, ClockAnswer, Progress, Standing, solve_clock},
-    legal::{ProofBudget, certify_input},
+    legal::ProofBudget,
     position::{Field, PositionInput, castling_string, possible_castling, subsets},
     rules::Rules,
     stipulation::Stipulation,
@@ -135,7 +136,7 @@ impl fmt::Display for RightsFinding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RightsFinding::Refuted(_) => f.write_str("refuted"),
-            RightsFinding::Shown { certified: true } => f.write_str("proof game"),
+            RightsFinding::Shown { certified: true } => f.write_str("certified"),
             RightsFinding::Shown { certified: false } => f.write_str("witnessed"),
             RightsFinding::Open => f.write_str("open"),
             RightsFinding::Covered => f.write_str("covered"),
@@ -158,6 +159,23 @@ fn examine(
         ..input.clone()
     };
     let clock: ClockAnswer = solve_clock(&fixed, rules, budget, progress);
+    // Every history so long that the game ended before (FIDE 9.6.2, or the Piran Codex's
+    // automatic draw): the position cannot arise in a game in progress, unless it is mate.
+    if let Some(t) = rules.over_threshold()
+        && clock.has_history()
+        && clock.min_lower_bound >= t
+        && !fixed
+            .candidates()
+            .iter()
+            .filter_map(|p| p.to_chess())
+            .any(|c| shakmaty::Position::is_checkmate(&c))
+    {
+        return RightsFinding::Refuted(vec![format!(
+            "every history has a clock of at least {} (proven), so {} would already have ended the game",
+            clock.min_lower_bound,
+            rules.over_article()
+        )]);
+    }
     match clock.standing {
         Standing::Illegal(reasons) => RightsFinding::Refuted(reasons),
         Standing::NoHistory => RightsFinding::Refuted(vec![format!(
@@ -167,10 +185,9 @@ fn examine(
         Standing::Undecided => RightsFinding::Open,
         Standing::Possible => {
             let certified = proof.is_some_and(|proof| {
-                clock
-                    .shortest
-                    .as_ref()
-                    .is_some_and(|cert| certify_input(cert, &fixed, proof).is_some())
+                !certify(&clock, &fixed, &[Wanted::Any], &[], proof)
+                    .lines
+                    .is_empty()
             });
             RightsFinding::Shown { certified }
         }

@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 use shakmaty::san::SanPlus;
 
+use crate::certify::{CertifiedLine, Proofs};
 use crate::codex::alternatives_text;
 use crate::{
     clock::{Certificate, ClockAnswer, MaxClock, OriginEvidence, Standing, VALUES_GRAPH_LIMIT},
@@ -15,7 +16,7 @@ use crate::{
     retract::Retraction,
     rules::Convention,
     stipulation::Stipulation,
-    verdict::Answer,
+    verdict::{Answer, Finding, Verdict, clock_proof},
 };
 
 /// The SAN of a retraction's forward move, played from its predecessor.
@@ -89,8 +90,10 @@ pub fn retractions_human(
     out
 }
 
-/// The clock part of an answer as JSON.
-fn clock_json(c: &ClockAnswer) -> Value {
+/// The clock part of an answer as JSON: the witnessed bounds (`min`, `max`), the proven ones
+/// (`min_lower_bound`, `max_upper_bound`) and the certified ones (`min_certified`,
+/// `max_certified`, `"inf"` when certified values are unbounded).
+fn clock_json(c: &ClockAnswer, proofs: &Proofs) -> Value {
     let (max, unbounded, at_least) = match c.max {
         // No history, no values: no maximum either.
         _ if !c.has_history() => (None, false, None),
@@ -98,9 +101,23 @@ fn clock_json(c: &ClockAnswer) -> Value {
         MaxClock::Unbounded => (None, true, None),
         MaxClock::Unknown { at_least } => (None, false, at_least),
     };
+    let proof = clock_proof(c, proofs);
+    let max_certified = if proofs.unbounded() {
+        json!("inf")
+    } else {
+        json!(proofs.max())
+    };
+    let max_upper_bound = match c.max {
+        MaxClock::Bounded(m) if c.has_history() => Some(m),
+        _ => None,
+    };
     json!({
         "min": c.min,
         "min_lower_bound": c.min_lower_bound,
+        "min_certified": proofs.min(),
+        "max_upper_bound": max_upper_bound,
+        "max_certified": max_certified,
+        "proven": {"min": proof.min, "max": proof.max, "parities": proof.parities},
         "max": max,
         "max_at_least": at_least,
         "unbounded": unbounded,
@@ -144,17 +161,46 @@ fn evidence_text(e: OriginEvidence) -> String {
     }
 }
 
-fn certificate_json(c: &Certificate) -> Value {
+/// `certified` when a game from the initial array reaches the line's start (the line is part
+/// of a certified game), else `witnessed`.
+fn line_level(c: &Certificate, proofs: &Proofs) -> &'static str {
+    if proofs.covers(c) {
+        "certified"
+    } else {
+        "witnessed"
+    }
+}
+
+fn certificate_json(c: &Certificate, proofs: &Proofs) -> Value {
     json!({
         "clock": c.clock,
         "start": c.start.fen4(),
         "moves": c.san,
         "origin": evidence_text(c.evidence),
-        "level": match c.evidence {
-            OriginEvidence::InitialArray | OriginEvidence::FromInitialArray => "certified",
-            OriginEvidence::RetractionChain { .. } => "witnessed",
-        },
+        "level": line_level(c, proofs),
     })
+}
+
+/// A certified game as JSON: its clock, length, movetext and where its beginning comes from.
+fn certified_json(l: &CertifiedLine) -> Value {
+    json!({
+        "clock": l.clock,
+        "plies": l.plies(),
+        "fullmove": l.fullmove(),
+        "pgn": movetext(&l.san),
+        "source": l.source.to_string(),
+        "level": "certified",
+    })
+}
+
+/// A finding as JSON: the proven value, or null.
+fn proven_json(f: Finding) -> Value {
+    json!(f.proven())
+}
+
+/// A finding as JSON: the proven or witnessed value, or null.
+fn likely_json(f: Finding) -> Value {
+    json!(f.likely())
 }
 
 /// An answer as one JSON object (see the README for the fields).
@@ -163,13 +209,22 @@ pub fn answer_json(a: &Answer, threads: usize) -> Value {
         "stipulation": a.stipulation.to_string(),
         "rules": a.rules.name(),
         "verdict": a.verdict.to_string(),
-        "possibly": a.possibly,
-        "necessarily": a.necessarily,
-        "clock": clock_json(&a.clock),
+        "likely": a.likely.map(|v| v.to_string()),
+        "unproven": a.unproven,
+        "possibly": proven_json(a.possibly),
+        "necessarily": proven_json(a.necessarily),
+        "witnessed": {
+            "possibly": likely_json(a.possibly),
+            "necessarily": likely_json(a.necessarily),
+        },
+        "clock": clock_json(&a.clock, &a.proofs),
         "certificate": a.certificate.as_ref().map(|c| c.san.clone()),
-        "certificate_detail": a.certificate.as_ref().map(certificate_json),
-        "shortest": a.clock.shortest.as_ref().map(certificate_json),
-        "longest": a.clock.longest.as_ref().map(certificate_json),
+        "certificate_detail": a.certificate.as_ref().map(|c| certificate_json(c, &a.proofs)),
+        "shortest": a.clock.shortest.as_ref().map(|c| certificate_json(c, &a.proofs)),
+        "longest": a.clock.longest.as_ref().map(|c| certificate_json(c, &a.proofs)),
+        "certified_lines": a.proofs.lines.iter().map(certified_json).collect::<Vec<_>>(),
+        "cycle": a.proofs.cycle.as_ref().map(|c| c.san.clone()),
+        "unreached": a.proofs.unreached.iter().map(|u| json!({"clock": u.clock, "start": u.start})).collect::<Vec<_>>(),
         "notes": a.notes,
         "chain_depth": a.clock.chain_depth,
         "refinement": refinement_json(&a.clock.refinement),
@@ -207,22 +262,22 @@ pub fn answer_json(a: &Answer, threads: usize) -> Value {
             });
         }
     }
-    if let Some(c) = &a.certified {
-        v["certified"] = json!({
-            "clock": c.clock,
-            "pgn": movetext(&c.san),
-            "plies": c.san.len(),
-        });
-    }
+    v["certified"] = json!(a.certified.as_ref().map(certified_json));
     if let Some(claim) = &a.claim {
         v["claim"] = json!({
-            "necessarily": a.necessarily,
-            "possibly": a.possibly,
+            "necessarily": proven_json(a.necessarily),
+            "possibly": proven_json(a.possibly),
             "threshold": claim.threshold,
-            "by_9_3_2": claim.by_9_3_2,
-            "by_9_3_1": claim.by_9_3_1,
-            "possibly_by_9_3_2": claim.possibly_by_9_3_2,
-            "possibly_by_9_3_1": claim.possibly_by_9_3_1,
+            "by_9_3_2": proven_json(claim.by_9_3_2),
+            "by_9_3_1": proven_json(claim.by_9_3_1),
+            "possibly_by_9_3_2": proven_json(claim.possibly_by_9_3_2),
+            "possibly_by_9_3_1": proven_json(claim.possibly_by_9_3_1),
+            "witnessed": {
+                "by_9_3_2": likely_json(claim.by_9_3_2),
+                "by_9_3_1": likely_json(claim.by_9_3_1),
+                "possibly_by_9_3_2": likely_json(claim.possibly_by_9_3_2),
+                "possibly_by_9_3_1": likely_json(claim.possibly_by_9_3_1),
+            },
             "announce": claim.announce,
         });
     }
@@ -255,9 +310,14 @@ fn codex_json(r: &crate::codex::CastlingReading) -> Value {
     })
 }
 
-fn line_text(c: &Certificate) -> String {
+fn line_text(c: &Certificate, proofs: &Proofs) -> String {
+    let origin = if proofs.covers(c) && c.evidence != OriginEvidence::InitialArray {
+        "a reset from a position that a game from the initial array reaches (certified)".to_string()
+    } else {
+        evidence_text(c.evidence)
+    };
     if c.san.is_empty() {
-        return format!("(no move: {})", evidence_text(c.evidence));
+        return format!("(no move: {origin})");
     }
     let mut s = String::new();
     let black_first = c.start.turn == shakmaty::Color::Black;
@@ -279,7 +339,85 @@ fn line_text(c: &Certificate) -> String {
         "{}\n      from {}\n      origin: {}",
         s.trim_end(),
         c.start.fen4(),
-        evidence_text(c.evidence)
+        origin
+    )
+}
+
+/// The first line's verdict: `yes`, or `unknown — likely no: witnessed, …`.
+fn verdict_text(a: &Answer) -> String {
+    match (a.verdict, a.likely) {
+        (Verdict::Unknown, Some(likely)) => format!(
+            "unknown — likely {likely}: {}",
+            a.unproven.as_deref().unwrap_or("witnessed, not proven")
+        ),
+        (v, _) => v.to_string(),
+    }
+}
+
+/// A finding for a person: `yes`, `yes (witnessed)`, `unknown`.
+fn finding_text(f: Finding) -> &'static str {
+    match f {
+        Finding::Proven(true) => "yes",
+        Finding::Proven(false) => "no",
+        Finding::Witnessed(true) => "yes (witnessed)",
+        Finding::Witnessed(false) => "no (witnessed)",
+        Finding::Open => "unknown",
+    }
+}
+
+/// The clock's range for a person, each bound with what it rests on.
+fn clock_range_text(c: &ClockAnswer, proofs: &Proofs) -> String {
+    let proof = clock_proof(c, proofs);
+    let min = match (c.min, proofs.min()) {
+        (_, Some(m)) if proof.min => format!(
+            "{m} (proven: nothing lower is possible, and a game from the initial array gives {m})"
+        ),
+        (Some(m), certified) => {
+            let cert = match certified {
+                Some(x) => format!("; the smallest certified value is {x}"),
+                None => String::new(),
+            };
+            if m == c.min_lower_bound {
+                format!("{m} (nothing lower: proven; {m} itself: witnessed only{cert})")
+            } else {
+                format!(
+                    "{m} witnessed (nothing below {} is possible: proven{cert})",
+                    c.min_lower_bound
+                )
+            }
+        }
+        // A complete search leaves the minimum open only under a premise (`at move N`)
+        // that it could not decide.
+        (None, _) if c.complete => format!(">= {} (proven lower bound)", c.min_lower_bound),
+        (None, _) => format!(
+            ">= {} (proven lower bound; budget ran out)",
+            c.min_lower_bound
+        ),
+    };
+    let max = match c.max {
+        MaxClock::Bounded(m) if proof.max => {
+            format!("{m} (proven: nothing higher is possible, and a game gives {m})")
+        }
+        MaxClock::Bounded(m) => format!("{m} (nothing higher: proven; {m} itself: witnessed only)"),
+        MaxClock::Unbounded if proof.max => {
+            "unbounded (proven: a certified game and a cycle that repeats)".to_string()
+        }
+        MaxClock::Unbounded => {
+            "unbounded (witnessed: a cycle lies on a line to an origin)".to_string()
+        }
+        MaxClock::Unknown { at_least } => match at_least {
+            Some(m) => format!("unknown, at least {m} witnessed"),
+            None => "unknown".to_string(),
+        },
+    };
+    let parity_level = if proof.parities == [true, true] {
+        ""
+    } else {
+        " (witnessed)"
+    };
+    format!(
+        "min {min}, max {max}, parity {}{parity_level}",
+        parity_name(c.parities)
     )
 }
 
@@ -290,7 +428,7 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
     out.push_str(&format!(
         "{}: {}   (rules: {}{}{})\n",
         a.stipulation,
-        a.verdict,
+        verdict_text(a),
         a.rules.name(),
         if a.rules.convention().castling_resets() {
             ", castling resets the count"
@@ -303,27 +441,22 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
             ""
         }
     ));
-    let yn = |b: Option<bool>| match b {
-        Some(true) => "yes",
-        Some(false) => "no",
-        None => "unknown",
-    };
-    if a.possibly.is_some() || a.necessarily.is_some() {
+    if a.possibly != Finding::Open || a.necessarily != Finding::Open {
         out.push_str(&format!(
             "  possibly: {}   necessarily: {}\n",
-            yn(a.possibly),
-            yn(a.necessarily)
+            finding_text(a.possibly),
+            finding_text(a.necessarily)
         ));
     }
     if a.stipulation == Stipulation::Castling
         && let Some(reading) = &a.codex
     {
-        // What the sets held rest on: a proof game, or a line to an origin that passes the
-        // static checks and a retraction chain.
+        // What the sets held rest on: a game from the initial array, or a line to an origin
+        // that passes the static checks and a retraction chain.
         let evidence = if reading.certified() {
-            "shown by a proof game"
+            "shown by a game from the initial array"
         } else {
-            "witnessed by a line to an origin that passes the static checks and a retraction chain, not a proof game"
+            "witnessed by a line to an origin that passes the static checks and a retraction chain, not shown by a game"
         };
         out.push_str(&match reading.answer() {
             Some(0) => "  no set of castling rights has a legal history\n".to_string(),
@@ -346,39 +479,16 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
     match &c.standing {
         Standing::Illegal(_) | Standing::NoHistory => {}
         _ => {
-            let min = match c.min {
-                Some(m) => format!("{m} (nothing lower: proven; {m} itself: witnessed below)"),
-                // A complete search leaves the minimum open only under a premise (`at move N`)
-                // that it could not decide.
-                None if c.complete => format!(">= {} (proven lower bound)", c.min_lower_bound),
-                None => format!(
-                    ">= {} (proven lower bound; budget ran out)",
-                    c.min_lower_bound
-                ),
-            };
-            let max = match c.max {
-                MaxClock::Bounded(m) => format!("{m} (nothing higher: proven)"),
-                MaxClock::Unbounded => {
-                    "unbounded (a cycle lies on a line to an origin)".to_string()
-                }
-                MaxClock::Unknown { at_least } => match at_least {
-                    Some(m) => format!("unknown, at least {m}"),
-                    None => "unknown".to_string(),
-                },
-            };
-            out.push_str(&format!(
-                "  clock: min {min}, max {max}, parity {}\n",
-                parity_name(c.parities)
-            ));
+            out.push_str(&format!("  clock: {}\n", clock_range_text(c, &a.proofs)));
             if let Some(values) = &c.values {
                 let shown: Vec<String> = values.iter().take(40).map(|v| v.to_string()).collect();
                 out.push_str(&format!(
-                    "  values up to {}{}: {}{}\n",
+                    "  values up to {} ({}): {}{}\n",
                     c.values_limit,
                     if c.complete {
-                        ""
+                        "witnessed; every other value is proven impossible"
                     } else {
-                        " (witnessed so far)"
+                        "witnessed so far"
                     },
                     shown.join(" "),
                     if values.len() > 40 { " …" } else { "" }
@@ -400,11 +510,11 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
         out.push_str(&format!(
             "  by 9.3.2 (clock >= {}): possibly {}, necessarily {};   by 9.3.1 (clock >= {} and a move to announce): possibly {}, necessarily {}\n",
             claim.threshold,
-            yn(claim.possibly_by_9_3_2),
-            yn(claim.by_9_3_2),
+            finding_text(claim.possibly_by_9_3_2),
+            finding_text(claim.by_9_3_2),
             claim.threshold - 1,
-            yn(claim.possibly_by_9_3_1),
-            yn(claim.by_9_3_1),
+            finding_text(claim.possibly_by_9_3_1),
+            finding_text(claim.by_9_3_1),
         ));
         if !claim.announce.is_empty() {
             out.push_str(&format!(
@@ -416,20 +526,23 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
     for note in &a.notes {
         out.push_str(&format!("  {note}\n"));
     }
+    let proofs = &a.proofs;
     if let Some(s) = &c.shortest {
         out.push_str(&format!(
-            "  shortest line ({} plies): {}\n",
+            "  shortest line ({} plies, {}): {}\n",
             s.clock,
-            line_text(s)
+            line_level(s, proofs),
+            line_text(s, proofs)
         ));
     }
     if let Some(l) = &c.longest
         && c.shortest.as_ref().is_none_or(|s| s.clock != l.clock)
     {
         out.push_str(&format!(
-            "  longest line ({} plies): {}\n",
+            "  longest line ({} plies, {}): {}\n",
             l.clock,
-            line_text(l)
+            line_level(l, proofs),
+            line_text(l, proofs)
         ));
     }
     if let Some(cert) = &a.certificate
@@ -437,16 +550,17 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
         && c.longest.as_ref().is_none_or(|s| s.clock != cert.clock)
     {
         out.push_str(&format!(
-            "  witness ({} plies): {}\n",
+            "  witness ({} plies, {}): {}\n",
             cert.clock,
-            line_text(cert)
+            line_level(cert, proofs),
+            line_text(cert, proofs)
         ));
     }
     if let Some(l) = &a.legality {
         match l {
             Legality::Illegal(_) => {}
             Legality::Legal { san, .. } => out.push_str(&format!(
-                "  legal: proof game of {} plies (replayed): {}\n",
+                "  legal: a game of {} plies from the initial array reaches it (replayed): {}\n",
                 san.len(),
                 movetext(san)
             )),
@@ -454,11 +568,28 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
             Legality::Undecided => out.push_str("  legality undecided within the budget\n"),
         }
     }
-    if let Some(c) = &a.certified {
+    let certified = a.certified.as_ref().or_else(|| {
+        // For `clock?`: the game that certifies the minimum.
+        matches!(a.stipulation, Stipulation::Clock(_))
+            .then(|| proofs.lines.first())
+            .flatten()
+    });
+    if let Some(l) = certified {
         out.push_str(&format!(
-            "  certified: this whole game from the initial array reaches the position with clock {} (replayed): {}\n",
-            c.clock,
-            movetext(&c.san)
+            "  certified: this game from the initial array ({}) reaches the position with clock {} at move {} (replayed): {}\n",
+            l.source,
+            l.clock,
+            l.fullmove(),
+            movetext(&l.san)
+        ));
+    }
+    if proofs.unbounded()
+        && let Some(cycle) = &proofs.cycle
+    {
+        out.push_str(&format!(
+            "  cycle: {} leads back to the position without a reset; repeated, it adds {} plies to a certified clock each time\n",
+            cycle.san.join(" "),
+            cycle.moves.len()
         ));
     }
     out.push_str(&refinement_human(&c.refinement));
@@ -485,38 +616,77 @@ pub fn answer_human(a: &Answer, threads: usize) -> String {
     out
 }
 
-/// What deeper chains did to the nearest origins, as JSON.
+/// What deeper chains and the refutations of histories did to the nearest origins, as JSON.
 fn refinement_json(r: &crate::clock::Refinement) -> Value {
     json!({
         "max_depth": r.max_depth,
         "checked": r.checked,
         "positions": r.positions,
-        "refuted": r.refuted.iter().map(|x| json!({"distance": x.distance, "depth": x.depth})).collect::<Vec<_>>(),
+        "refuted": r.refuted.iter().map(|x| json!({
+            "distance": x.distance,
+            "depth": x.depth,
+            "rule": x.rule,
+            "reasons": x.histories,
+        })).collect::<Vec<_>>(),
+        "by_rule": r.by_rule().iter().map(|g| json!({
+            "rule": g.rule,
+            "count": g.count,
+            "min_distance": g.distances.0,
+            "max_distance": g.distances.1,
+            "max_depth": g.max_depth,
+            "example": g.example,
+        })).collect::<Vec<_>>(),
         "confirmed_depth": r.confirmed_depth,
         "stopped_by": r.stopped_by,
     })
 }
 
-/// What deeper chains did to the nearest origins, as lines of the human output (empty when
-/// they refuted nothing; the depth of the chain that stands is in the shortest line's origin).
+/// Clock values `a`..=`b` in words.
+fn clocks(a: u32, b: u32) -> String {
+    if a == b {
+        format!("clock {a}")
+    } else {
+        format!("clocks {a}-{b}")
+    }
+}
+
+/// What deeper chains and the refutations of histories did to the nearest origins, as lines
+/// of the human output: the refuted candidates grouped by rule, each with the clock values it
+/// covers and the reason of its nearest candidate (empty when nothing was refuted; the depth of
+/// the chain that stands is in the shortest line's origin).
 fn refinement_human(r: &crate::clock::Refinement) -> String {
     let mut out = String::new();
-    if !r.refuted.is_empty() {
-        let mut by_distance: Vec<(u32, usize, u32)> = Vec::new();
-        for x in &r.refuted {
-            match by_distance.iter_mut().find(|(d, _, _)| *d == x.distance) {
-                Some(entry) => {
-                    entry.1 += 1;
-                    entry.2 = entry.2.max(x.depth);
-                }
-                None => by_distance.push((x.distance, 1, x.depth)),
-            }
-        }
-        for (distance, count, depth) in by_distance {
+    if let (Some(first), Some(last)) = (
+        r.refuted.iter().map(|x| x.distance).min(),
+        r.refuted.iter().map(|x| x.distance).max(),
+    ) {
+        out.push_str(&format!(
+            "  refuted: {} candidate origin(s) at {} (every reset there is impossible):\n",
+            r.refuted.len(),
+            clocks(first, last)
+        ));
+        for g in r.by_rule() {
+            let what = match g.rule {
+                "chain" => format!(
+                    "by deeper chains (every retraction line from their resets dies within {} {})",
+                    g.max_depth,
+                    if g.max_depth == 1 { "ply" } else { "plies" }
+                ),
+                "cage" => "by a cage".to_string(),
+                rule => format!("by {rule}"),
+            };
             out.push_str(&format!(
-                "  refuted: {count} candidate origin(s) at clock {distance}: every retraction line from their resets dies within {depth} {}\n",
-                if depth == 1 { "ply" } else { "plies" }
+                "    {} {what}, at {}",
+                g.count,
+                clocks(g.distances.0, g.distances.1)
             ));
+            match &g.example {
+                Some(reason) => out.push_str(&format!(
+                    "; e.g. at clock {}: {reason}\n",
+                    g.distances.0
+                )),
+                None => out.push('\n'),
+            }
         }
     }
     if let Some(why) = r.stopped_by {
@@ -688,4 +858,18 @@ fn legality_json(l: &Legality) -> Value {
         }
         Legality::Undecided => json!({"status": "undecided"}),
     }
+}
+
+/// A certified game as a PGN file: the seven tags, a comment with the position and clock it
+/// ends in, and the moves.
+pub fn certified_pgn(line: &CertifiedLine, input: &crate::position::PositionInput) -> String {
+    let end = format!("{} {} {}", line.end.fen4(), line.clock, line.fullmove());
+    format!(
+        "[Event \"retroclock certificate\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n[White \"?\"]\n[Black \"?\"]\n[Result \"*\"]\n\n{{ From the initial array to {} ({}); it ends in {end}: halfmove clock {}, fullmove number {}. }}\n{} *\n",
+        input.fen(),
+        line.source,
+        line.clock,
+        line.fullmove(),
+        movetext(&line.san)
+    )
 }

@@ -1,17 +1,17 @@
 //! Legality with proof (`legal?`): "illegal" with a reason a person can check, "legal" with a
 //! proof game re-checked by replay, or "no contradiction" labelled with the depth it rests on.
 //!
-//! Also turns the clock solver's witness lines into certified ones: when a proof game reaches
-//! the position before the reset, the whole game (proof game, reset, reversible moves) is a
-//! certificate anyone can replay.
+//! A certified line ([`crate::certify`]) is such a game; otherwise a proof-game search looks
+//! for one.
 
 use std::time::{Duration, Instant};
 
 use shakmaty::Move;
 
 use crate::{
-    clock::{Certificate, ClockAnswer, OriginEvidence, Standing},
-    position::{Field, Position, PositionInput},
+    certify::Proofs,
+    clock::{ClockAnswer, Standing},
+    position::{Field, PositionInput},
     proofgame::{self, Target},
     verify,
 };
@@ -82,15 +82,6 @@ pub fn target_of(input: &PositionInput) -> Target {
     }
 }
 
-fn target_of_position(pos: &Position) -> Target {
-    Target {
-        board: pos.board.clone(),
-        turn: pos.turn,
-        castling: Some(pos.castling),
-        ep_square: Some(pos.ep_square),
-    }
-}
-
 /// A proof game for `target`, checked by two separate replays (the proof-game module's own and
 /// [`verify::replay_from_initial`]), with its SAN.
 fn proof_game(target: &Target, budget: &ProofBudget) -> Option<(Vec<Move>, Vec<String>)> {
@@ -108,9 +99,15 @@ fn proof_game(target: &Target, budget: &ProofBudget) -> Option<(Vec<Move>, Vec<S
     (end.board == target.board && end.turn == target.turn).then_some((moves, san))
 }
 
-/// Judges whether the position of `input` can arise, from the clock solver's findings and a
+/// Judges whether the position of `input` can arise, from the clock solver's findings, what
+/// was certified (a certified line is a game from the initial array to the position) and a
 /// proof-game search.
-pub fn judge(input: &PositionInput, clock: &ClockAnswer, budget: &ProofBudget) -> Legality {
+pub fn judge(
+    input: &PositionInput,
+    clock: &ClockAnswer,
+    proofs: &Proofs,
+    budget: &ProofBudget,
+) -> Legality {
     match &clock.standing {
         Standing::Illegal(reasons) => return Legality::Illegal(reasons.clone()),
         Standing::NoHistory => {
@@ -120,6 +117,12 @@ pub fn judge(input: &PositionInput, clock: &ClockAnswer, budget: &ProofBudget) -
             )]);
         }
         Standing::Possible | Standing::Undecided => {}
+    }
+    if let Some(line) = proofs.lines.first() {
+        return Legality::Legal {
+            moves: line.moves.clone(),
+            san: line.san.clone(),
+        };
     }
     // Castling rights narrowed to alternatives (the Codex reading): a proof game for any of
     // them shows the position.
@@ -145,55 +148,6 @@ pub fn judge(input: &PositionInput, clock: &ClockAnswer, budget: &ProofBudget) -
     }
 }
 
-/// A certified certificate: a proof game to the position before the reset, then the reset and
-/// the reversible moves, replayed from the initial array to the position.
-#[derive(Clone, Debug)]
-pub struct CertifiedLine {
-    /// The whole game from the initial array.
-    pub moves: Vec<Move>,
-    /// The same in SAN.
-    pub san: Vec<String>,
-    /// The clock value the game gives the position.
-    pub clock: u64,
-}
-
-/// Tries to certify `cert`: a proof game to its start, checked with the line by replay from
-/// the initial array to `target` (the position with the clock the line gives).
-pub fn certify(
-    cert: &Certificate,
-    target: &Position,
-    budget: &ProofBudget,
-) -> Option<CertifiedLine> {
-    let prefix = match cert.evidence {
-        OriginEvidence::InitialArray | OriginEvidence::FromInitialArray => Vec::new(),
-        OriginEvidence::RetractionChain { .. } => {
-            proof_game(&target_of_position(&cert.start), budget)?.0
-        }
-    };
-    let mut moves = prefix;
-    moves.extend(cert.moves.iter().copied());
-    let san = verify::replay_line(&Position::initial(), &moves, target).ok()?;
-    Some(CertifiedLine {
-        moves,
-        san,
-        clock: cert.clock,
-    })
-}
-
-/// [`certify`] for a line that ends at one of the positions `input` stands for: the one the
-/// line replays to.
-pub fn certify_input(
-    cert: &Certificate,
-    input: &PositionInput,
-    budget: &ProofBudget,
-) -> Option<CertifiedLine> {
-    let target = input
-        .candidates()
-        .into_iter()
-        .find(|p| verify::replay_line(&cert.start, &cert.moves, p).is_ok())?;
-    certify(cert, &target, budget)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,7 +160,7 @@ mod tests {
     fn judge_fen(fen: &str) -> Legality {
         let input = PositionInput::parse(fen).unwrap();
         let clock = solve_clock(&input, Rules::Fide, &Budget::default(), &|_| {});
-        judge(&input, &clock, &ProofBudget::default())
+        judge(&input, &clock, &Proofs::default(), &ProofBudget::default())
     }
 
     #[test]
@@ -245,7 +199,7 @@ mod tests {
             max_plies: 4,
             ..ProofBudget::default()
         };
-        match judge(&input, &clock, &budget) {
+        match judge(&input, &clock, &Proofs::default(), &budget) {
             Legality::Legal { san, .. } => assert_eq!(san, ["Nf3", "Nc6"]),
             other => panic!("expected a proof game, got {other:?}"),
         }
@@ -255,28 +209,14 @@ mod tests {
             ..budget
         };
         assert!(!matches!(
-            judge(&input, &clock, &past),
+            judge(&input, &clock, &Proofs::default(), &past),
             Legality::Legal { .. }
         ));
         // With the short-game rights left out, the game found is not one of the reading's.
         input.castling_choices = Some(vec![Bitboard::from_square(shakmaty::Square::A8)]);
         assert!(!matches!(
-            judge(&input, &clock, &budget),
+            judge(&input, &clock, &Proofs::default(), &budget),
             Legality::Legal { .. }
         ));
-    }
-
-    #[test]
-    fn certified_lines_replay_from_the_initial_array() {
-        let input =
-            PositionInput::parse("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq -")
-                .unwrap();
-        let clock = solve_clock(&input, Rules::Fide, &Budget::default(), &|_| {});
-        let cert = clock.shortest.clone().expect("a shortest line");
-        let target = input.candidates().remove(0);
-        let line = certify(&cert, &target, &ProofBudget::default()).expect("certified");
-        assert_eq!(line.clock, cert.clock);
-        assert_eq!(line.san.last(), cert.san.last());
-        assert!(line.san.len() >= cert.san.len());
     }
 }

@@ -11,6 +11,8 @@
 //!   obstacles, assignment, capture bookkeeping), the bound both [`proofgame`] and the
 //!   composed-problem bounds rest on;
 //! * [`proofgame`] searches proof games from the initial array;
+//! * [`construct`] builds a game from the initial array to a given position (any length), the
+//!   certificate that turns a witness line into a proof;
 //! * [`verify`] re-checks every certificate by forward replay, apart from the search;
 //! * [`puzzle`] reads puzzle files (EPD with `stip`/`sol`/`rules`);
 //! * [`pgn`] reads games and [`games`] reports their no-progress runs;
@@ -18,9 +20,12 @@
 //! * [`rules`] names the conventions (retro, FIDE, Piran, FIDE 1988).
 #![deny(missing_docs)]
 
+pub mod answer;
 pub mod batch;
+pub mod certify;
 pub mod clock;
 pub mod codex;
+pub mod construct;
 pub mod format;
 pub mod games;
 pub mod lastmoves;

@@ -175,6 +175,9 @@ pub struct Puzzle {
     /// Whether the unknown castling field is read by the Codex (`castling "codex"`, or the
     /// question `castling?`; see [`crate::codex`]) rather than left open.
     pub codex: bool,
+    /// The `game` operation: a PGN file (relative to the puzzle file) whose game from the
+    /// initial array ends in the position; the reader of the file reads it.
+    pub game: Option<String>,
     /// The `c0`… comments or any other operations, kept as text.
     pub other: Vec<(String, String)>,
 }
@@ -289,6 +292,7 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
             rules: Rules::default(),
             solution: None,
             codex: false,
+            game: None,
             other: Vec::new(),
         });
     }
@@ -300,6 +304,7 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
     let mut hmvc = "?".to_string();
     let mut fmvn = "?".to_string();
     let mut codex = false;
+    let mut game = None;
     let mut other = Vec::new();
     for (op, arg) in ops {
         match op.as_str() {
@@ -309,6 +314,10 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
             "sol" => sol_text = Some(arg),
             "hmvc" => hmvc = arg,
             "fmvn" => fmvn = arg,
+            "game" if arg.trim().is_empty() => {
+                return Err(err("game: expected the name of a PGN file".to_string()));
+            }
+            "game" => game = Some(arg),
             "castling" => {
                 codex = match arg.as_str() {
                     "codex" => true,
@@ -351,6 +360,7 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
         rules,
         solution,
         codex,
+        game,
         other,
     })
 }

@@ -11,11 +11,12 @@ mod common;
 
 use common::Rng;
 use retroclock::{
+    certify::Proofs,
     clock::{Budget, MaxClock, solve_clock},
     position::PositionInput,
     rules::Rules,
     stipulation::{Comparison, MoveNumber, Stipulation},
-    verdict::{Verdict, decide},
+    verdict::{Finding, Verdict, decide},
 };
 use shakmaty::{Chess, EnPassantMode, Position as _, Role, fen::Fen};
 
@@ -61,7 +62,9 @@ fn the_clock_at_a_given_move_is_the_games_length_when_nothing_could_reset_it() {
         // The move number of the position: plies = 2 (N - 1) (+1 with Black to move).
         let move_number = MoveNumber(plies / 2 + 1);
         assert_eq!(move_number.plies_before(input.turn), *plies, "{fen}");
-        let ask = |stip: Stipulation, input: &PositionInput| decide(stip, input, clock.clone());
+        let ask = |stip: Stipulation, input: &PositionInput| {
+            decide(stip, input, clock.clone(), Proofs::default())
+        };
         let at = |n: u64, at: MoveNumber| Stipulation::ClockIs(Comparison::Eq, n, Some(at));
 
         let real = ask(at(*plies, move_number), &input);
@@ -139,18 +142,21 @@ fn a_search_out_of_budget_still_knows_the_clock_is_the_games_length() {
     let clock = solve_clock(&input, Rules::Fide, &budget, &|_| {});
     assert!(!clock.complete && clock.counts_every_ply());
     let at = Some(MoveNumber(50));
-    let ask = |stip: Stipulation| decide(stip, &input, clock.clone());
+    let ask = |stip: Stipulation| decide(stip, &input, clock.clone(), Proofs::default());
     let below = ask(Stipulation::ClockIs(Comparison::Le, 98, at));
-    assert_eq!((below.verdict, below.possibly), (Verdict::No, Some(false)));
+    assert_eq!(
+        (below.verdict, below.possibly),
+        (Verdict::No, Finding::Proven(false))
+    );
     let other = ask(Stipulation::ClockIs(Comparison::Eq, 97, at));
-    assert_eq!(other.possibly, Some(false));
+    assert_eq!(other.possibly, Finding::Proven(false));
     // Whether such a game exists is not decided, so 99 itself is not witnessed; but a claim
     // holds in every such game.
     let exact = ask(Stipulation::ClockIs(Comparison::Eq, 99, at));
     assert_eq!(exact.verdict, Verdict::Unknown);
     let claim = ask(Stipulation::Claim(at));
     assert_eq!(claim.verdict, Verdict::Yes);
-    assert_eq!(claim.necessarily, Some(true));
+    assert_eq!(claim.necessarily, Finding::Proven(true));
     // `clock?` stays open: nothing is witnessed, and the walks the graph holds are not taken
     // for games of that length.
     let values = ask(Stipulation::Clock(at));

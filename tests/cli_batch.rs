@@ -96,7 +96,7 @@ fn malformed_lines_are_errors_with_file_and_line_and_the_rest_is_solved() {
     );
     assert!(
         r.stdout
-            .ends_with("2 confirmed, 0 mismatch, 0 ambiguous, 0 unknown, 0 unstated, 4 error\n"),
+            .ends_with("2 confirmed, 0 plausible, 0 mismatch, 0 doubtful, 0 ambiguous, 0 unknown, 0 unstated, 4 error\n"),
         "{}",
         r.stdout
     );
@@ -116,7 +116,7 @@ fn an_unreadable_file_is_an_error_and_the_others_are_checked() {
     );
     assert!(
         r.stdout
-            .contains("5 confirmed, 0 mismatch, 0 ambiguous, 0 unknown, 1 unstated, 1 error"),
+            .contains("5 confirmed, 0 plausible, 0 mismatch, 0 doubtful, 0 ambiguous, 0 unknown, 1 unstated, 1 error"),
         "{}",
         r.stdout
     );
@@ -130,12 +130,13 @@ fn a_file_whose_entries_all_confirm_exits_0() {
     assert_eq!(r.stdout.lines().count(), 7, "{}", r.stdout);
     assert!(
         r.stdout
-            .ends_with("5 confirmed, 0 mismatch, 0 ambiguous, 0 unknown, 1 unstated, 0 error\n"),
+            .ends_with("5 confirmed, 0 plausible, 0 mismatch, 0 doubtful, 0 ambiguous, 0 unknown, 1 unstated, 0 error\n"),
         "{}",
         r.stdout
     );
     assert!(
-        r.stdout.contains(":7 fen [retro]: unstated (solver yes)"),
+        r.stdout
+            .contains(":7 fen [retro]: unstated (solver likely yes (witnessed))"),
         "{}",
         r.stdout
     );
@@ -326,7 +327,11 @@ fn csv_and_jsonl_outputs_parse() {
         "{:?}",
         rows[8]
     );
-    assert!(r.stderr.contains("5 confirmed, 1 mismatch"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("5 confirmed, 0 plausible, 1 mismatch"),
+        "{}",
+        r.stderr
+    );
 
     let r = run(batch(&[&path], &["--format", "jsonl"]));
     assert_eq!(r.code, 2);
@@ -375,7 +380,7 @@ fn a_folder_stands_for_its_puzzle_files_and_an_empty_one_is_an_error() {
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     assert!(
         r.stdout
-            .ends_with("5 confirmed, 0 mismatch, 0 ambiguous, 0 unknown, 2 unstated, 0 error\n"),
+            .ends_with("5 confirmed, 0 plausible, 0 mismatch, 0 doubtful, 0 ambiguous, 0 unknown, 2 unstated, 0 error\n"),
         "{}",
         r.stdout
     );
@@ -397,7 +402,7 @@ fn a_folder_stands_for_its_puzzle_files_and_an_empty_one_is_an_error() {
     );
     assert!(
         r.stdout
-            .contains("5 confirmed, 0 mismatch, 0 ambiguous, 0 unknown, 1 unstated, 1 error"),
+            .contains("5 confirmed, 0 plausible, 0 mismatch, 0 doubtful, 0 ambiguous, 0 unknown, 1 unstated, 1 error"),
         "{}",
         r.stdout
     );
@@ -416,7 +421,7 @@ fn a_dash_reads_the_entries_from_standard_input() {
     );
     assert!(
         r.stdout
-            .ends_with("0 confirmed, 0 mismatch, 0 ambiguous, 0 unknown, 2 unstated, 0 error\n"),
+            .ends_with("0 confirmed, 0 plausible, 0 mismatch, 0 doubtful, 0 ambiguous, 0 unknown, 2 unstated, 0 error\n"),
         "{}",
         r.stdout
     );

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::cli::{Run, json, retroclock};
+use common::cli::{Run, json, json_exiting, retroclock};
 use serde_json::Value;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position as _, fen::Fen, san::San};
 
@@ -118,10 +118,20 @@ fn replay_certificate(v: &Value) -> (String, u32) {
 
 #[test]
 fn a_witness_line_has_every_ply_of_the_value_it_witnesses() {
-    // The FEN's clock 120 is witnessed by a line whose last 120 plies keep the count: the
-    // kings go round a cycle, and every turn of it is written out.
-    let v = json(&solve(&[KINGS, "--json", "--threads", "1"]));
+    // Clock 120 is witnessed by a line whose last 120 plies keep the count: the kings go
+    // round a cycle, and every turn of it is written out; a game from the initial array to
+    // the line's start certifies it.
+    let v = json(&solve(&[
+        KINGS,
+        "--stip",
+        "clock=120",
+        "--json",
+        "--threads",
+        "1",
+    ]));
     assert_eq!(v["verdict"], "yes");
+    assert_eq!(v["certificate_detail"]["level"], "certified");
+    assert_eq!(v["certified"]["clock"], 120);
     assert_eq!(v["certificate_detail"]["clock"], 120);
     let (fen, clock) = replay_certificate(&v);
     assert_eq!(fen, "4k3/8/8/8/8/8/8/4K3 w - -");
@@ -145,9 +155,12 @@ fn a_witness_line_has_every_ply_of_the_value_it_witnesses() {
     assert_eq!(c["possibly_by_9_3_1"], true);
     assert_eq!(c["by_9_3_2"], false);
     assert_eq!(c["by_9_3_1"], false);
+    // The verdict "no" rests on a history without a claim: the certified shortest line.
+    assert_eq!(claim["verdict"], "no");
+    assert_eq!(claim["certified"]["level"], "certified");
     let (fen, clock) = replay_certificate(&claim);
     assert_eq!(fen, "8/8/4k3/8/8/3K4/8/7R w - -");
-    assert!(clock >= 99, "{claim}");
+    assert!(clock < 99, "{claim}");
 
     // Black's only moves are pawn moves: none to announce, so 9.3.1 is out in every history;
     // 9.3.2 is not.
@@ -279,13 +292,16 @@ fn at_move_fixes_the_clock_when_nothing_could_reset_it() {
     }
 
     // An illegal position stays illegal under a premise.
-    let two_kings = json(&solve(&[
-        "4k3/8/8/8/8/8/8/3KK3 w - -",
-        "--stip",
-        "claim? at move 60",
-        "--json",
-    ]));
-    assert_eq!(two_kings["verdict"], "no");
+    let two_kings = json_exiting(
+        &solve(&[
+            "4k3/8/8/8/8/8/8/3KK3 w - -",
+            "--stip",
+            "claim? at move 60",
+            "--json",
+        ]),
+        1,
+    );
+    assert_eq!(two_kings["verdict"], "illegal");
     assert_eq!(two_kings["clock"]["standing"], "illegal");
 }
 
@@ -332,12 +348,12 @@ fn dot_writes_the_explored_graph_for_graphviz() {
 
 #[test]
 fn an_illegal_position_has_no_clock_values() {
-    let v = json(&solve(&[
-        "4k3/8/8/8/8/8/8/3KK3 w - -",
-        "--stip",
-        "clock?",
-        "--json",
-    ]));
+    // The verdict is `illegal`, with exit status 1, whatever the question.
+    let v = json_exiting(
+        &solve(&["4k3/8/8/8/8/8/8/3KK3 w - -", "--stip", "clock?", "--json"]),
+        1,
+    );
+    assert_eq!(v["verdict"], "illegal");
     let clock = &v["clock"];
     assert_eq!(clock["standing"], "illegal");
     assert_eq!(clock["min"], Value::Null);
@@ -383,9 +399,10 @@ fn the_codex_reading_holds_every_right_it_cannot_refute() {
         "--codex",
         "--json",
         "--proof-time",
-        "0",
+        "20",
     ]));
     assert_eq!(codex["verdict"], "solved");
+    assert_eq!(codex["codex"]["certified"], true);
     assert_eq!(codex["clock"]["min"], 0);
     assert_eq!(codex["clock"]["max"], 1);
     assert_eq!(codex["codex"]["alternatives"], serde_json::json!(["KQkq"]));
@@ -393,7 +410,7 @@ fn the_codex_reading_holds_every_right_it_cannot_refute() {
     // Only the largest set needed examining; the others lie under it.
     let sets = codex["codex"]["sets"].as_array().expect("sets");
     assert_eq!(sets.len(), 16);
-    assert_eq!(sets[0]["finding"], "witnessed");
+    assert_eq!(sets[0]["finding"], "certified");
     assert!(sets[1..].iter().all(|s| s["finding"] == "covered"));
     // Without the reading the field stands for every set, kings and rooks that moved included.
     let open = json(&solve(&[
@@ -508,7 +525,10 @@ fn castling_asks_for_the_largest_sets_of_rights_not_refuted() {
         "--proof-time",
         "0",
     ]));
-    assert_eq!(v["verdict"], "solved");
+    // Without games from the initial array the alternatives rest on witnesses: the reading
+    // is what they suggest, not a proof.
+    assert_eq!(v["verdict"], "unknown");
+    assert_eq!(v["castling"]["certified"], false);
     assert_eq!(v["castling"]["alternatives"], serde_json::json!(["K", "Q"]));
     let given = solve(&["4k3/8/8/8/8/8/PPPPPPPP/R3K2R b K -", "--stip", "castling?"]);
     assert_eq!(given.code, 2);
@@ -541,7 +561,7 @@ fn a_reading_backed_by_a_proof_game_says_so() {
     ]));
     assert_eq!(v["castling"]["alternatives"], serde_json::json!(["KQkq"]));
     assert_eq!(v["castling"]["certified"], true);
-    assert_eq!(v["codex"]["sets"][0]["finding"], "proof game");
+    assert_eq!(v["codex"]["sets"][0]["finding"], "certified");
 }
 
 #[test]
@@ -584,7 +604,9 @@ fn a_graph_too_large_for_the_values_says_why_they_are_not_listed() {
     // A smaller graph lists them.
     let r = solve(&["7k/8/8/8/8/8/8/K7 w - -"]);
     assert!(
-        r.stdout.contains("values up to 300: 0 1 2 3"),
+        r.stdout.contains(
+            "values up to 300 (witnessed; every other value is proven impossible): 0 1 2 3"
+        ),
         "{}",
         r.stdout
     );

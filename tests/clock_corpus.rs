@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use retroclock::{
+    certify::Proofs,
     clock::{Budget, MaxClock, Standing, solve_clock},
     pgn::parse_pgn,
     position::{Position, PositionInput},
@@ -161,7 +162,7 @@ fn real_clocks_lie_inside_the_proven_bounds() {
             // fullmove number is checked against the proof-game bounds).
             let full = format!("{fen} {real} {}", ply / 2 + 1);
             let input = PositionInput::parse(&full).expect("own FEN parses");
-            let answer = decide(Stipulation::Fen, &input, c);
+            let answer = decide(Stipulation::Fen, &input, c, Proofs::default());
             if answer.verdict == Verdict::No {
                 t.failures.push(format!(
                     "{file} ply {ply}: {full} answered no: {:?}",

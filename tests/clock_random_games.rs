@@ -14,6 +14,7 @@ use common::{
 };
 use rayon::prelude::*;
 use retroclock::{
+    certify::Proofs,
     clock::{Budget, MaxClock, Standing, solve_clock},
     position::PositionInput,
     rules::{Convention, Rules},
@@ -118,7 +119,7 @@ fn real_clocks_of_random_games_lie_inside_the_proven_bounds() {
                 );
                 let full = format!("{} {real} {}", s.fen, s.ply / 2 + 1);
                 let input = PositionInput::parse(&full).expect("own FEN parses");
-                let answer = decide(Stipulation::Fen, &input, c);
+                let answer = decide(Stipulation::Fen, &input, c, Proofs::default());
                 if answer.verdict == Verdict::No {
                     failures.push(format!("{tag}: `fen` answered no: {:?}", answer.notes));
                 }

@@ -4,6 +4,7 @@
 
 use proptest::prelude::*;
 use retroclock::{
+    certify::Proofs,
     clock::{Budget, solve_clock},
     codex::{narrowed, read_castling},
     position::{Position, PositionInput},
@@ -111,7 +112,7 @@ proptest! {
                     let _ = retractions(&pos);
                 }
                 let clock = solve_clock(&input, Rules::Retro, &small_budget(), &|_| {});
-                let answer = decide(stip, &input, clock);
+                let answer = decide(stip, &input, clock, Proofs::default());
                 // An answer always names its rules and its question.
                 prop_assert_eq!(answer.rules, Rules::Retro);
                 prop_assert_eq!(answer.stipulation, stip);
@@ -119,7 +120,7 @@ proptest! {
                 if let Some(reading) = read_castling(&input, Rules::Retro, &small_budget(), None, &|_, _| {}) {
                     let narrowed_input = narrowed(&input, &reading);
                     let clock = solve_clock(&narrowed_input, Rules::Retro, &small_budget(), &|_| {});
-                    let answer = decide(stip, &narrowed_input, clock).with_codex(reading);
+                    let answer = decide(stip, &narrowed_input, clock, Proofs::default()).with_codex(reading);
                     prop_assert!(answer.codex.is_some());
                     prop_assert!(!answer.notes.is_empty());
                 }
@@ -179,7 +180,7 @@ proptest! {
             prop_assert!(retroclock::verify::replay_line(&c.start, &c.moves, &pos).is_ok());
         }
         // Any question on it, with or without a premise, is answered, and its line replays.
-        let answer = decide(stip, &input, clock);
+        let answer = decide(stip, &input, clock, Proofs::default());
         if let Some(c) = &answer.certificate {
             prop_assert!(retroclock::verify::replay_line(&c.start, &c.moves, &pos).is_ok());
         }

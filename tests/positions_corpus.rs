@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use retroclock::{
+    certify::Proofs,
     clock::{Budget, solve_clock},
     legality::static_reasons,
     position::PositionInput,
@@ -45,7 +46,7 @@ fn our_verdict(fen: &str) -> Result<(), String> {
         ..Budget::default()
     };
     let clock = solve_clock(&input, Rules::Fide, &budget, &|_| {});
-    let answer = decide(Stipulation::Fen, &input, clock);
+    let answer = decide(Stipulation::Fen, &input, clock, Proofs::default());
     if answer.verdict == Verdict::No {
         return Err(format!("history: {}", answer.notes.join("; ")));
     }

@@ -1,11 +1,16 @@
 //! `retroclock batch`: checks every entry of puzzle files against its stated answer.
 
-use std::{path::PathBuf, process::ExitCode, time::Duration};
+use std::{
+    path::{Path, PathBuf},
+    process::ExitCode,
+    time::Duration,
+};
 
 use retroclock::batch::{self, Entry, Settings, Shard, Summary};
 
 use super::{
-    Failure, counting_bar, expand_paths, memory_budget, read_input, thread_pool, write_out,
+    Failure, counting_bar, expand_paths, memory_budget, read_games, read_input, thread_pool,
+    write_out,
 };
 
 /// The output formats of `batch`.
@@ -45,6 +50,36 @@ pub struct BatchArgs {
     /// Check only part K of N: the entries whose 0-based index i has i % N == K-1.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
+    /// Seconds each entry may spend finding games from the initial array that certify its
+    /// lines (0 = none; the games entries name still certify).
+    #[arg(long, default_value_t = 2.0)]
+    pub proof_time: f64,
+}
+
+/// Reads the games an entry's `game` operation names (a path relative to the puzzle file's
+/// folder, or to the working folder for standard input); a game that cannot be read makes the
+/// entry an error.
+fn attach_games(entry: &mut Entry, puzzle_file: &Path) {
+    let Ok(puzzle) = &entry.puzzle else {
+        return;
+    };
+    let Some(name) = puzzle.game.clone() else {
+        return;
+    };
+    let base = if puzzle_file == Path::new("-") {
+        Path::new(".")
+    } else {
+        puzzle_file.parent().unwrap_or(Path::new("."))
+    };
+    match read_games(&base.join(&name)) {
+        Ok(games) => entry.games = games,
+        Err(Failure(message)) => {
+            entry.puzzle = Err(format!(
+                "game \"{name}\": {}",
+                message.trim_start_matches("--game: ")
+            ));
+        }
+    }
 }
 
 /// Runs `batch`: exit 0 when every entry is confirmed or unstated, 1 when any is a mismatch,
@@ -70,10 +105,17 @@ pub fn batch(args: BatchArgs) -> Result<ExitCode, Failure> {
         other => other,
     };
     let (pool, threads) = thread_pool(jobs)?;
+    if !(args.proof_time.is_finite() && args.proof_time >= 0.0) {
+        return Err(Failure(format!(
+            "--proof-time must be a number of seconds, 0 or more, found {}",
+            args.proof_time
+        )));
+    }
     let settings = Settings {
         max_nodes: args.max_nodes,
         timeout,
         max_bytes: memory_budget(args.max_memory)?,
+        proof_time: Duration::from_secs_f64(args.proof_time),
         ..Settings::default()
     };
 
@@ -92,8 +134,9 @@ pub fn batch(args: BatchArgs) -> Result<ExitCode, Failure> {
         match read_input(&path) {
             Ok(bytes) => {
                 let text = String::from_utf8_lossy(&bytes);
-                for e in batch::entries_from_text(&name, &text) {
+                for mut e in batch::entries_from_text(&name, &text) {
                     if shard.is_none_or(|s| s.contains(index)) {
+                        attach_games(&mut e, &path);
                         entries.push(e);
                     }
                     index += 1;

@@ -13,7 +13,7 @@ use std::{
     time::Duration,
 };
 
-use retroclock::{position::PositionInput, rules::Rules};
+use retroclock::{certify::GivenGame, position::PositionInput, rules::Rules};
 
 /// A user-facing failure: the message is printed as is and the exit code is 2.
 pub struct Failure(pub String);
@@ -157,6 +157,48 @@ fn walk(dir: &Path, extensions: &[&str], out: &mut Vec<Result<PathBuf, (PathBuf,
             out.push(Ok(path));
         }
     }
+}
+
+/// The games of a PGN file, each from the initial array, as games a user gives: a game that
+/// cannot be read, or that starts from a set-up position, is a failure naming the file, the
+/// game and the line.
+pub fn read_games(path: &Path) -> Result<Vec<GivenGame>, Failure> {
+    let bytes = read_input(path)
+        .map_err(|e| Failure(format!("--game: cannot read {}: {e}", path.display())))?;
+    let text = String::from_utf8_lossy(&bytes);
+    let results = retroclock::pgn::parse_pgn(&text);
+    let several = results.len() > 1;
+    let mut games = Vec::new();
+    for result in results {
+        let game = result.map_err(|e| {
+            Failure(format!(
+                "--game: {}: game {}, line {}: {}",
+                path.display(),
+                e.game,
+                e.line,
+                e.kind
+            ))
+        })?;
+        let name = if several {
+            format!("{} (game {})", path.display(), game.number)
+        } else {
+            path.display().to_string()
+        };
+        if game.from_fen && game.start != shakmaty::Chess::default() {
+            return Err(Failure(format!(
+                "--game: {name}: the game starts from a set-up position (FEN tag, line {}), not from the initial array",
+                game.line
+            )));
+        }
+        games.push(GivenGame {
+            name,
+            moves: game.moves.iter().map(|m| m.mv).collect(),
+        });
+    }
+    if games.is_empty() {
+        return Err(Failure(format!("--game: {} holds no game", path.display())));
+    }
+    Ok(games)
 }
 
 /// The bytes of `path`, or of standard input when the path is `-`.

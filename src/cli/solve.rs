@@ -6,18 +6,18 @@ use std::{
 };
 
 use retroclock::{
-    clock::{Budget, Progress, solve_clock},
-    codex::{narrowed, read_castling, refusal},
+    answer::{Limits, Question, Reply, Stage, answer},
+    clock::Budget,
     format,
-    lastmoves::{LastMovesBudget, last_moves},
-    legal::{ProofBudget, certify_input, judge, target_of},
+    legal::ProofBudget,
     position::castling_string,
-    proofgame,
     stipulation::{Stipulation, StipulationError},
-    verdict::decide,
+    verdict::Verdict,
 };
 
-use super::{Failure, emit, memory_budget, parse_fen, parse_rules, progress_bar, thread_pool};
+use super::{
+    Failure, emit, memory_budget, parse_fen, parse_rules, progress_bar, read_games, thread_pool,
+};
 
 /// The arguments of `solve`.
 #[derive(clap::Args)]
@@ -65,9 +65,18 @@ pub struct SolveArgs {
     /// For `last N?`: check each sequence this many further plies back.
     #[arg(long, default_value_t = 1)]
     pub extra: u32,
-    /// Seconds for proof-game searches (`legal?`, and certifying witness lines; 0 = none).
-    #[arg(long, default_value_t = 2.0)]
+    /// Seconds for finding games from the initial array (`legal?`, and certifying witness
+    /// lines; 0 = none; given games still certify).
+    #[arg(long, default_value_t = 5.0)]
     pub proof_time: f64,
+    /// A PGN file whose game, from the initial array, ends in the position: it is replayed and
+    /// certifies the clock and move number it gives (may be given more than once).
+    #[arg(long, value_name = "FILE.pgn")]
+    pub game: Vec<std::path::PathBuf>,
+    /// Write the certified game the answer rests on (or, for `clock?`, the one of the smallest
+    /// certified clock) to this file as PGN.
+    #[arg(long, value_name = "FILE.pgn")]
+    pub certificate: Option<std::path::PathBuf>,
     /// Read an unknown castling field (`?`) by the Codex (Art. 16.1): each right whose king and
     /// rook stand at home is held unless the solver proves it impossible; rights that exclude
     /// each other are alternatives (Art. 16.3), and the answer covers them all.
@@ -105,7 +114,8 @@ pub fn budget(
     })
 }
 
-/// Runs `solve`.
+/// Runs `solve`: exit status 0 when the question is answered (a verdict, `unknown` included,
+/// or a count), 1 when the position has no legal history (verdict `illegal`), 2 on bad input.
 pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
     let rules = parse_rules(&args.rules)?;
     let input = parse_fen(&args.fen)?;
@@ -117,116 +127,79 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
         None => Stipulation::Clock(None),
     };
     let max_bytes = memory_budget(args.max_memory)?;
-    let budget = Budget {
+    let search = Budget {
         max_bytes,
         ..budget(args.max_nodes, args.timeout, args.depth, args.max_depth)?
     };
+    if !(args.proof_time.is_finite() && args.proof_time >= 0.0) {
+        return Err(Failure(format!(
+            "--proof-time must be a number of seconds, 0 or more, found {}",
+            args.proof_time
+        )));
+    }
+    let mut games = Vec::new();
+    for path in &args.game {
+        games.extend(read_games(path)?);
+    }
     let (pool, threads) = thread_pool(args.threads)?;
-    // `castling?` asks for the Codex reading itself.
-    let codex = args.codex || stip == Stipulation::Castling;
-    if codex && let Some(why) = refusal(&input, stip) {
-        let asker = if args.codex { "--codex" } else { "castling?" };
-        return Err(Failure(format!("{asker} {why}")));
-    }
-    if let Stipulation::Last(plies) = stip {
-        let limits = LastMovesBudget {
-            max_nodes: args.max_nodes,
-            deadline: budget.deadline,
-            ..LastMovesBudget::default()
-        };
-        let found =
-            pool.install(|| last_moves(&input, plies, args.extra, rules.convention(), &limits));
-        let text = if args.json {
-            format!("{}\n", format::last_moves_json(&found, rules.name()))
-        } else {
-            format::last_moves_human(&found, rules.name())
-        };
-        return emit(&text);
-    }
-    let proof_budget = ProofBudget {
-        time: Duration::from_secs_f64(args.proof_time.max(0.0)),
-        max_bytes,
-        deadline: budget.deadline,
-        ..ProofBudget::default()
+    let question = Question {
+        position: input,
+        stipulation: stip,
+        rules,
+        codex: args.codex,
+        games,
+        extra: args.extra,
     };
-    if let Stipulation::ProofGame(plies) = stip {
-        let target = target_of(&input);
-        let pg_budget = proofgame::Budget {
-            max_nodes: u64::MAX,
-            deadline: budget.deadline,
+    let limits = Limits {
+        proof: ProofBudget {
+            time: Duration::from_secs_f64(args.proof_time),
             max_bytes,
-        };
-        let found = proofgame::proof_games(&target, plies, &pg_budget, 100);
-        // Every game is replayed from the initial array before it is printed.
-        if let Some(bad) = found
-            .games
-            .iter()
-            .position(|g| !proofgame::replay_reaches(&target, g))
-        {
-            return Err(Failure(format!(
-                "internal check failed: proof game {} does not replay to the position",
-                bad + 1
-            )));
-        }
-        let text = if args.json {
-            format!("{}\n", format::proof_games_json(&found, plies))
-        } else {
-            format::proof_games_human(&found, plies)
-        };
-        return emit(&text);
-    }
+            deadline: search.deadline,
+            ..ProofBudget::default()
+        },
+        search,
+        listed: 100,
+    };
     let bar = progress_bar();
-    let answer = pool.install(|| {
-        let report = |p: Progress| {
-            if let Some(bar) = &bar {
-                bar.set_message(format!("{} positions, level {}", p.nodes, p.level));
-                bar.tick();
-            }
-        };
-        // The Codex reading decides which castling rights the answer covers.
-        let reading = codex.then(|| {
-            let report_set = |set, p: Progress| {
-                if let Some(bar) = &bar {
-                    bar.set_message(format!(
-                        "Codex reading, rights {}: {} positions, level {}",
-                        castling_string(set),
-                        p.nodes,
-                        p.level
-                    ));
-                    bar.tick();
-                }
-            };
-            let proof = (args.proof_time > 0.0).then_some(&proof_budget);
-            read_castling(&input, rules, &budget, proof, &report_set)
-        });
-        let reading = reading.flatten();
-        let input = reading
-            .as_ref()
-            .map_or_else(|| input.clone(), |r| narrowed(&input, r));
-        let clock = solve_clock(&input, rules, &budget, &report);
-        let mut answer = decide(stip, &input, clock);
-        if stip == Stipulation::Legal {
-            let legality = judge(&input, &answer.clock, &proof_budget);
-            answer = answer.with_legality(legality);
+    let report = |stage: Stage| {
+        if let Some(bar) = &bar {
+            bar.set_message(match stage {
+                Stage::Search(p) => format!("{} positions, level {}", p.nodes, p.level),
+                Stage::Codex(set, p) => format!(
+                    "Codex reading, rights {}: {} positions, level {}",
+                    castling_string(set),
+                    p.nodes,
+                    p.level
+                ),
+                Stage::Certifying => "looking for games from the initial array".to_string(),
+            });
+            bar.tick();
         }
-        // Certify the witness line with a proof game when one is found in time.
-        if args.proof_time > 0.0 {
-            let line = answer
-                .certificate
-                .clone()
-                .or_else(|| answer.clock.shortest.clone());
-            if let Some(cert) = line {
-                answer.certified = certify_input(&cert, &input, &proof_budget);
-            }
-        }
-        match reading {
-            Some(r) => answer.with_codex(r),
-            None => answer,
-        }
-    });
+    };
+    let reply = pool.install(|| answer(&question, &limits, &report));
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
+    let reply = reply.map_err(|e| Failure(e.to_string()))?;
+    let answer = match reply {
+        Reply::LastMoves(found) => {
+            let text = if args.json {
+                format!("{}\n", format::last_moves_json(&found, rules.name()))
+            } else {
+                format::last_moves_human(&found, rules.name())
+            };
+            return emit(&text);
+        }
+        Reply::ProofGames { plies, found } => {
+            let text = if args.json {
+                format!("{}\n", format::proof_games_json(&found, plies))
+            } else {
+                format::proof_games_human(&found, plies)
+            };
+            return emit(&text);
+        }
+        Reply::Verdict(answer) => answer,
+    };
     if let Some(path) = &args.dot {
         let (text, drawn, explored) = retroclock::format::graph_dot(&answer.clock)
             .ok_or_else(|| Failure("--dot: the search kept no graph (illegal position)".into()))?;
@@ -239,10 +212,34 @@ pub fn solve(args: SolveArgs) -> Result<ExitCode, Failure> {
             );
         }
     }
+    if let Some(path) = &args.certificate {
+        let line = answer
+            .certified
+            .as_ref()
+            .or_else(|| answer.proofs.lines.first());
+        match line {
+            Some(line) => std::fs::write(path, format::certified_pgn(line, &question.position))
+                .map_err(|e| {
+                    Failure(format!(
+                        "--certificate: cannot write {}: {e}",
+                        path.display()
+                    ))
+                })?,
+            None => eprintln!(
+                "--certificate: no game from the initial array was found, so {} was not written",
+                path.display()
+            ),
+        }
+    }
     let text = if args.json {
         format!("{}\n", format::answer_json(&answer, threads))
     } else {
         format::answer_human(&answer, threads)
     };
-    emit(&text)
+    let code = emit(&text)?;
+    Ok(if answer.verdict == Verdict::Illegal {
+        ExitCode::from(1)
+    } else {
+        code
+    })
 }

@@ -13,6 +13,7 @@ pub mod origin;
 pub mod refine;
 pub mod search;
 
+use std::collections::HashMap;
 use std::time::Instant;
 
 use shakmaty::{Bitboard, Move};
@@ -20,7 +21,7 @@ use shakmaty::{Bitboard, Move};
 use crate::{
     legality,
     position::{Position, PositionInput},
-    retract::{Retraction, for_each_retraction, retractions},
+    retract::{for_each_retraction, retractions},
     rules::{Convention, Rules},
     verify,
 };
@@ -222,6 +223,52 @@ impl ClockAnswer {
     }
 }
 
+impl ClockAnswer {
+    /// Witness lines to the origins nearest the position, nearest first (breadth-first
+    /// order), at most `limit` of them: one per reset retraction that makes an origin (an
+    /// origin may have several), optionally only those whose clock has parity `parity` (0
+    /// even, 1 odd). Each line is checked by forward replay, as every certificate.
+    pub fn nearest_lines(
+        &self,
+        convention: Convention,
+        parity: Option<u8>,
+        limit: usize,
+    ) -> Vec<Certificate> {
+        let Some(graph) = self.graph.as_ref() else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let mut parents: Option<Vec<u32>> = None;
+        for i in graph.origin.iter() {
+            if out.len() >= limit {
+                break;
+            }
+            if parity.is_some_and(|p| graph.dist(i) % 2 != u32::from(p)) {
+                continue;
+            }
+            let parents = parents.get_or_insert_with(|| graph.parents());
+            let mut line = vec![i];
+            let mut j = i;
+            while let Some(&p) = parents.get(j).filter(|&&p| p != u32::MAX) {
+                j = p as usize;
+                line.push(j);
+            }
+            line.reverse();
+            let depth = self
+                .refinement
+                .confirmed_depth
+                .unwrap_or(self.chain_depth)
+                .max(self.chain_depth);
+            out.extend(
+                certificates(graph, &line, convention, depth)
+                    .into_iter()
+                    .take(limit - out.len()),
+            );
+        }
+        out
+    }
+}
+
 /// Solves the clock question for every position consistent with `input`.
 pub fn solve_clock(
     input: &PositionInput,
@@ -397,22 +444,50 @@ fn replay_line(
 
 /// The position stored as node `i` of `graph`, rebuilt along the line by which the search
 /// first reached it; `parents` is [`Graph::parents`] (for many positions, computed once), or
-/// empty for a root.
+/// empty for a root. The positions rebuilt on the way are kept in `memo` (cleared when it
+/// holds [`MEMO_LIMIT`] of them), so that the positions of one level, asked in turn, each cost
+/// one step from their parent's.
 pub(crate) fn position_of(
     graph: &Graph,
     parents: &[u32],
     i: usize,
     convention: Convention,
+    memo: &mut HashMap<usize, Position>,
 ) -> Option<Position> {
     let mut line = vec![i];
     let mut j = i;
-    while let Some(&parent) = parents.get(j).filter(|&&p| p != u32::MAX) {
-        j = parent as usize;
-        line.push(j);
+    let mut pos = loop {
+        if let Some(known) = memo.get(&j) {
+            line.pop();
+            break known.clone();
+        }
+        match parents.get(j).filter(|&&p| p != u32::MAX) {
+            Some(&parent) => {
+                j = parent as usize;
+                line.push(j);
+            }
+            None => {
+                line.pop();
+                break graph.roots.iter().find(|r| graph.holds(j, r))?.clone();
+            }
+        }
+    };
+    if memo.len() >= MEMO_LIMIT {
+        memo.clear();
     }
-    line.reverse();
-    replay_line(graph, &line, convention).map(|(_, _, pos)| pos)
+    memo.insert(j, pos.clone());
+    for &next in line.iter().rev() {
+        pos = retractions(&pos)
+            .into_iter()
+            .find(|r| !r.is_reset(convention) && graph.holds(next, &r.predecessor))?
+            .predecessor;
+        memo.insert(next, pos.clone());
+    }
+    Some(pos)
 }
+
+/// The most positions [`position_of`] keeps.
+const MEMO_LIMIT: usize = 400_000;
 
 /// The certificate of `line` (indices, root first, ending at an origin): the nearest origin,
 /// which the refinement confirmed, is shown with the depth it was confirmed at; any other
@@ -440,31 +515,59 @@ fn certificate(
     convention: Convention,
     chain_depth: u32,
 ) -> Option<Certificate> {
-    let (target, backward, pos) = replay_line(graph, line, convention)?;
-    // The reset that makes the last position an origin.
-    let (start, evidence, reset) = if pos.is_initial() {
-        (pos.clone(), OriginEvidence::InitialArray, None)
+    certificates_up_to(graph, line, convention, chain_depth, 1).pop()
+}
+
+/// [`certificate`] for every reset that makes the last position of `line` an origin (one
+/// certificate each; the initial array has one, with no reset).
+fn certificates(
+    graph: &Graph,
+    line: &[usize],
+    convention: Convention,
+    chain_depth: u32,
+) -> Vec<Certificate> {
+    certificates_up_to(graph, line, convention, chain_depth, usize::MAX)
+}
+
+/// [`certificates`], the first `limit` of them.
+fn certificates_up_to(
+    graph: &Graph,
+    line: &[usize],
+    convention: Convention,
+    chain_depth: u32,
+    limit: usize,
+) -> Vec<Certificate> {
+    let Some((target, backward, pos)) = replay_line(graph, line, convention) else {
+        return Vec::new();
+    };
+    // The resets that make the last position an origin.
+    let starts: Vec<(Position, OriginEvidence, Option<Move>)> = if pos.is_initial() {
+        vec![(pos.clone(), OriginEvidence::InitialArray, None)]
     } else {
-        let mut found: Option<(Retraction, OriginEvidence)> = None;
+        let mut found = Vec::new();
         for_each_retraction(&pos, |r| {
-            if found.is_none() && r.is_reset(convention) {
+            if found.len() < limit && r.is_reset(convention) {
                 let budget = Budget::default().deep_chain_budget;
                 if let Some(e) = origin::origin_evidence(&r, chain_depth, budget) {
-                    found = Some((r, e));
+                    found.push((r.predecessor.clone(), e, Some(r.mv)));
                 }
             }
         });
-        let (r, e) = found?;
-        (r.predecessor.clone(), e, Some(r.mv))
+        found
     };
-    let mut moves: Vec<Move> = reset.into_iter().collect();
-    moves.extend(backward.iter().rev());
-    let san = verify::replay_line(&start, &moves, &target).ok()?;
-    Some(Certificate {
-        clock: (line.len() - 1) as u64,
-        start,
-        moves,
-        san,
-        evidence,
-    })
+    starts
+        .into_iter()
+        .filter_map(|(start, evidence, reset)| {
+            let mut moves: Vec<Move> = reset.into_iter().collect();
+            moves.extend(backward.iter().rev());
+            let san = verify::replay_line(&start, &moves, &target).ok()?;
+            Some(Certificate {
+                clock: (line.len() - 1) as u64,
+                start,
+                moves,
+                san,
+                evidence,
+            })
+        })
+        .collect()
 }

@@ -292,6 +292,56 @@ pub(crate) fn origin_status_cached(
     status
 }
 
+/// As [`origin_status_counted`], refuting each reset's predecessor also by its whole history
+/// ([`legality::refute_history`]): a predecessor so refuted counts as dead. Returns the status
+/// and the refutations found (one per predecessor refuted that way).
+pub fn origin_status_refuting(
+    pos: &Position,
+    convention: Convention,
+    depth: u32,
+    budget: u64,
+    spent: &mut u64,
+    history: &mut legality::HistoryCache,
+) -> (ChainStatus, Vec<legality::Refutation>) {
+    if pos.is_initial() {
+        return (ChainStatus::Found, Vec::new());
+    }
+    let mut status = ChainStatus::Dead;
+    let mut refutations = Vec::new();
+    visit_retractions_cached(
+        pos,
+        Filter::Resets(convention),
+        &mut MaterialCache::new(),
+        |r| {
+            let q = &r.predecessor;
+            let mut left = budget;
+            let found = if q.is_initial() {
+                ChainStatus::Found
+            } else if !reset_predecessor_passes(q) {
+                ChainStatus::Dead
+            } else if let Some(refutation) = legality::refute_history(q, history) {
+                refutations.push(refutation);
+                ChainStatus::Dead
+            } else {
+                chain_status(q, depth, &mut left)
+            };
+            *spent += budget - left;
+            match found {
+                ChainStatus::Found => {
+                    status = ChainStatus::Found;
+                    false
+                }
+                ChainStatus::Unknown => {
+                    status = ChainStatus::Unknown;
+                    true
+                }
+                ChainStatus::Dead => true,
+            }
+        },
+    );
+    (status, refutations)
+}
+
 /// Decides whether the reset retraction `r` ends at a possible origin, and with what evidence.
 pub fn origin_evidence(r: &Retraction, depth: u32, budget: u64) -> Option<OriginEvidence> {
     if r.predecessor.is_initial() {

@@ -6,8 +6,10 @@
 //! have played: every retraction line from its predecessor dies a little further back. The
 //! minimum depends only on the origins nearest the position, so the solver raises the depth on
 //! those, one ply at a time, up to `Budget::max_chain_depth`:
-//! * a candidate whose every line dies is dropped (a proof: only necessary conditions are used),
-//!   and the next nearest candidates are tried;
+//! * a candidate whose every line dies, or whose every reset's predecessor is refuted by its
+//!   whole history ([`crate::legality::refute_history`]: a unit caged where it cannot have got),
+//!   is dropped (a proof: only necessary conditions are used), and the next nearest candidates
+//!   are tried;
 //! * a candidate with a chain at the deepest depth, or whose check runs out of budget, stands,
 //!   and the minimum is its distance.
 
@@ -16,13 +18,14 @@ use std::time::Instant;
 use crate::rules::Convention;
 
 use super::{
-    origin::{ChainStatus, origin_status_counted},
+    origin::{ChainStatus, origin_status_counted, origin_status_refuting},
     position_of,
     search::{Budget, Graph},
 };
+use crate::legality::HistoryCache;
 
 /// The most candidates looked at more deeply in one solve.
-const MAX_CANDIDATES: usize = 2_000;
+const MAX_CANDIDATES: usize = 2_000_000;
 
 /// The most positions the deeper checks of one solve may generate, all candidates together
 /// (each check also has its own `Budget::deep_chain_budget` per reset).
@@ -46,13 +49,60 @@ pub struct Refinement {
     pub stopped_by: Option<&'static str>,
 }
 
-/// A candidate origin that a deeper chain refuted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The candidates one rule refuted, for an answer that shows what its bound rests on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleGroup {
+    /// The rule: `chain`, `bookkeeping` or `cage`.
+    pub rule: &'static str,
+    /// How many candidates it refuted.
+    pub count: usize,
+    /// The nearest and farthest of them (their clock values).
+    pub distances: (u32, u32),
+    /// The deepest chain that showed it (for `chain`).
+    pub max_depth: u32,
+    /// One reason, of the nearest candidate it refuted (empty for `chain`).
+    pub example: Option<String>,
+}
+
+impl Refinement {
+    /// The refuted candidates grouped by the rule that refuted them, the most frequent first.
+    pub fn by_rule(&self) -> Vec<RuleGroup> {
+        let mut groups: Vec<RuleGroup> = Vec::new();
+        for x in &self.refuted {
+            match groups.iter_mut().find(|g| g.rule == x.rule) {
+                Some(g) => {
+                    g.count += 1;
+                    g.distances.0 = g.distances.0.min(x.distance);
+                    g.distances.1 = g.distances.1.max(x.distance);
+                    g.max_depth = g.max_depth.max(x.depth);
+                }
+                None => groups.push(RuleGroup {
+                    rule: x.rule,
+                    count: 1,
+                    distances: (x.distance, x.distance),
+                    max_depth: x.depth,
+                    example: x.histories.first().cloned(),
+                }),
+            }
+        }
+        groups.sort_by(|a, b| b.count.cmp(&a.count).then(a.rule.cmp(b.rule)));
+        groups
+    }
+}
+
+/// A candidate origin that a deeper chain or a refutation of its resets' histories refuted.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refuted {
     /// Its distance from the position (the clock value it would have given).
     pub distance: u32,
-    /// The chain depth at which every line from it had died.
+    /// The chain depth at which every line from it had died (the search's own depth when the
+    /// histories refuted it).
     pub depth: u32,
+    /// What refuted the predecessors of its resets by their histories (empty when deeper chains
+    /// did): one entry per predecessor.
+    pub histories: Vec<String>,
+    /// The rule that refuted it: `chain` (every line dies) or the history rule (`cage`).
+    pub rule: &'static str,
 }
 
 /// Raises the chain depth on the origins nearest the roots of `graph` until one stands or none
@@ -67,6 +117,8 @@ pub fn refine_minimum(graph: &mut Graph, convention: Convention, budget: &Budget
     }
     let expanded = graph.expanded();
     let mut parents: Option<Vec<u32>> = None;
+    let mut history = HistoryCache::new();
+    let mut memo = std::collections::HashMap::new();
     while let Some(first) = (0..expanded).find(|&i| graph.is_origin(i)) {
         let distance = graph.dist(first);
         let level_end = (graph.level_start.get(distance as usize + 1).copied())
@@ -94,13 +146,32 @@ pub fn refine_minimum(graph: &mut Graph, convention: Convention, budget: &Budget
             } else {
                 parents.get_or_insert_with(|| graph.parents())
             };
-            let Some(pos) = position_of(graph, parents, i, convention) else {
+            let Some(pos) = position_of(graph, parents, i, convention, &mut memo) else {
                 return out; // cannot happen for a stored position; then nothing is refuted
             };
             if pos.is_initial() {
                 return out; // the game's start: nothing to refute
             }
-            let mut verdict = ChainStatus::Found;
+            // First the refutations of the resets' histories, at the search's own depth.
+            let (mut verdict, refutations) = origin_status_refuting(
+                &pos,
+                convention,
+                budget.chain_depth,
+                budget.deep_chain_budget,
+                &mut out.positions,
+                &mut history,
+            );
+            if verdict == ChainStatus::Dead && !refutations.is_empty() {
+                graph.origin.remove(i);
+                let rule = refutations[0].rule();
+                out.refuted.push(Refuted {
+                    distance,
+                    depth: budget.chain_depth,
+                    histories: refutations.iter().map(|r| r.to_string()).collect(),
+                    rule,
+                });
+                continue;
+            }
             let mut depth = budget.chain_depth;
             while depth < out.max_depth && verdict == ChainStatus::Found {
                 depth += 1;
@@ -116,7 +187,12 @@ pub fn refine_minimum(graph: &mut Graph, convention: Convention, budget: &Budget
             match verdict {
                 ChainStatus::Dead => {
                     graph.origin.remove(i);
-                    out.refuted.push(Refuted { distance, depth });
+                    out.refuted.push(Refuted {
+                        distance,
+                        depth,
+                        histories: Vec::new(),
+                        rule: "chain",
+                    });
                 }
                 ChainStatus::Found => {
                     out.confirmed_depth = Some(depth);
@@ -164,7 +240,9 @@ mod tests {
             raised.refinement.refuted,
             vec![Refuted {
                 distance: 0,
-                depth: 1
+                depth: 1,
+                histories: Vec::new(),
+                rule: "chain",
             }]
         );
         // The default depth refutes it during the search already.

@@ -13,6 +13,9 @@
 //! checks on walled-off units and on pawns that could not pass each other, which the clock
 //! search applies to reset predecessors) and [`fullmove_bound`].
 
+mod bookkeeping;
+mod cage;
+mod history;
 mod material;
 mod passing;
 mod position;
@@ -28,6 +31,9 @@ pub use material::{
     Allowance, Material, UNASSIGNABLE, allowance, material_ok, material_reasons, material_side_ok,
     min_pawn_captures,
 };
+pub use bookkeeping::bookkeeping_ok;
+pub use cage::{CageCache, Caged, caged_unit};
+pub use history::{HistoryCache, Refutation, refute_history};
 pub use passing::passing_ok;
 
 /// Why a double check cannot have been given by a single move.

@@ -32,6 +32,12 @@ pub fn retroclock(subcommand: &str, args: &[&str]) -> Run {
 
 /// The one JSON object a successful run printed.
 pub fn json(r: &Run) -> Value {
-    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    json_exiting(r, 0)
+}
+
+/// The one JSON object a run that ended with exit status `code` printed (1: an illegal
+/// position).
+pub fn json_exiting(r: &Run, code: i32) -> Value {
+    assert_eq!(r.code, code, "stderr: {}", r.stderr);
     serde_json::from_str(&r.stdout).expect("one JSON object")
 }

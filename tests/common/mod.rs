@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod cli;
+pub mod corpus;
 pub mod oracle;
 pub mod positions;
 

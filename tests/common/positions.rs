@@ -43,6 +43,9 @@ pub enum Steer {
     /// Plays a piece move that captures nothing (nor castles) 9 times in 10 when there is one,
     /// so that long runs without a reset build up.
     Quiet,
+    /// Captures 3 times in 4 when a capture is legal, so that the material runs down to a few
+    /// units within a game.
+    Captures,
 }
 
 /// Every generator kind that `mixed` draws from, with its name for reports.
@@ -148,6 +151,13 @@ fn choose_move(rng: &mut Rng, pos: &Chess, moves: &[Move], steer: Steer) -> Move
                     .copied()
                     .filter(|m| m.role() == Role::Pawn)
                     .collect()
+            } else {
+                Vec::new()
+            }
+        }
+        Steer::Captures => {
+            if rng.chance(3, 4) {
+                moves.iter().copied().filter(|m| m.is_capture()).collect()
             } else {
                 Vec::new()
             }
@@ -617,5 +627,50 @@ pub fn mixed_with_kinds(n: usize, seed: u64) -> Vec<(&'static str, Setup)> {
         );
     }
     Rng::new(seed ^ 0x5eed).shuffle(&mut out);
+    out
+}
+
+/// A position with few units from a random game, with the real predecessor of its last reset.
+#[derive(Clone, Debug)]
+pub struct SparsePosition {
+    /// The position (canonical setup, real clocks).
+    pub position: Setup,
+    /// The position before the game's last reset (capture or pawn move) up to `position`: the
+    /// P_R of its real history, legal because the game reached it.
+    pub reset_predecessor: Setup,
+}
+
+/// `n` positions with at most `max_units` units (kings included), one from each of as many
+/// seeded random games that capture 3 times in 4 (at most 300 plies each), each with the real
+/// predecessor of its last reset. Within one call no position appears twice.
+pub fn sparse_positions(n: usize, max_units: usize, seed: u64) -> Vec<SparsePosition> {
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    let mut barren = 0;
+    while out.len() < n && barren < 10_000 {
+        let game = random_game(&mut rng, 300, Steer::Captures);
+        let sparse: Vec<usize> = (0..game.len())
+            .filter(|&i| game[i].after.board.occupied().count() <= max_units)
+            .collect();
+        if sparse.is_empty() {
+            barren += 1;
+            continue;
+        }
+        let i = *rng.pick(&sparse);
+        let reset = (0..=i)
+            .rev()
+            .find(|&j| game[j].mv.is_capture() || game[j].mv.role() == Role::Pawn)
+            .expect("the material went down, so something was captured");
+        if seen.insert(fen_without_clocks(&game[i].after)) {
+            out.push(SparsePosition {
+                position: game[i].after.clone(),
+                reset_predecessor: game[reset].before.clone(),
+            });
+            barren = 0;
+        } else {
+            barren += 1;
+        }
+    }
     out
 }

@@ -1,0 +1,103 @@
+//! Refutations of a position by its whole history: necessary conditions that look at what the
+//! game before the position must have done, beyond the static checks (RETRO.md §2–3a). Each is
+//! sound (it never refutes a position a real game reaches: the tests run them on every position
+//! of real and random games) and gives a reason a solver can check.
+//!
+//! They are used where the static checks let a composed problem's false origins through: on
+//! the predecessors of the resets nearest the position ([`crate::clock::refine`]).
+
+use std::fmt;
+
+use crate::position::Position;
+
+use super::{
+    bookkeeping::bookkeeping_ok,
+    cage::{CageCache, Caged, caged_unit},
+};
+
+/// Why a position can have no history.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Refutation {
+    /// A unit can never have got where it stands ([`super::cage`]).
+    Caged(Caged),
+    /// No assignment of the pawns to original pawns, promotions and captures explains the
+    /// position ([`super::bookkeeping`]).
+    Bookkeeping,
+}
+
+impl Refutation {
+    /// The rule's name, for grouping refutations in an answer.
+    pub fn rule(&self) -> &'static str {
+        match self {
+            Refutation::Caged(_) => "cage",
+            Refutation::Bookkeeping => "bookkeeping",
+        }
+    }
+}
+
+impl fmt::Display for Refutation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refutation::Caged(c) => c.fmt(f),
+            Refutation::Bookkeeping => f.write_str(
+                "no bookkeeping of the pawns explains it: whichever original pawn each pawn is, and whichever of the others promoted or were captured, the captures exceed the units lost, the promotions fall short of the extra pieces, or two pawns that never left a file got past each other",
+            ),
+        }
+    }
+}
+
+/// What the refutations found, kept for the next positions (those of one search share pawns
+/// and material).
+#[derive(Default, Debug)]
+pub struct HistoryCache {
+    cages: CageCache,
+    /// Bookkeeping verdicts by pawns and counts of each role per side.
+    bookkeeping: std::collections::HashMap<(shakmaty::Bitboard, shakmaty::Bitboard, [u8; 12]), bool>,
+}
+
+impl HistoryCache {
+    /// An empty cache.
+    pub fn new() -> HistoryCache {
+        HistoryCache::default()
+    }
+}
+
+/// The first refutation of `pos`'s history, if one applies.
+pub fn refute_history(pos: &Position, cache: &mut HistoryCache) -> Option<Refutation> {
+    let board = &pos.board;
+    let key = (
+        board.pawns() & board.white(),
+        board.pawns() & board.black(),
+        material_key(board),
+    );
+    let kept = *cache
+        .bookkeeping
+        .entry(key)
+        .or_insert_with(|| bookkeeping_ok(board));
+    if !kept {
+        return Some(Refutation::Bookkeeping);
+    }
+    caged_unit(board, pos.castling, &mut cache.cages).map(Refutation::Caged)
+}
+
+/// The count of each piece role of each side, bishops by square colour: with the pawns, all
+/// that the bookkeeping depends on.
+fn material_key(board: &shakmaty::Board) -> [u8; 12] {
+    use shakmaty::{Bitboard, Color};
+    let mut key = [0u8; 12];
+    for (i, color) in Color::ALL.into_iter().enumerate() {
+        let ours = board.by_color(color);
+        let roles = [
+            board.queens() & ours,
+            board.rooks() & ours,
+            board.knights() & ours,
+            board.bishops() & ours & Bitboard::LIGHT_SQUARES,
+            board.bishops() & ours & Bitboard::DARK_SQUARES,
+            board.kings() & ours,
+        ];
+        for (j, set) in roles.into_iter().enumerate() {
+            key[i * 6 + j] = set.count() as u8;
+        }
+    }
+    key
+}
