@@ -14,6 +14,7 @@ use retroclock::{
     batch::{self, Entry, Outcome, Settings},
     clock::MaxClock,
     rules::Convention,
+    verdict::Finding,
 };
 use shakmaty::{Chess, EnPassantMode, Position, fen::Fen};
 
@@ -147,10 +148,12 @@ fn main() {
     // the solver must never prove it impossible.
     let mut verdicts = [0usize; 3];
     for (e, o) in entries.iter().zip(&one) {
-        match o.answer.as_ref().and_then(|a| a.possibly) {
-            Some(true) => verdicts[0] += 1,
-            None => verdicts[1] += 1,
-            Some(false) => panic!("a real position judged impossible: {}", e.source),
+        match o.answer.as_ref().map(|a| a.possibly) {
+            Some(Finding::Proven(false)) => {
+                panic!("a real position judged impossible: {}", e.source)
+            }
+            Some(f) if f.likely() == Some(true) => verdicts[0] += 1,
+            _ => verdicts[1] += 1,
         }
     }
     let summary = batch::Summary::of(&one);

@@ -681,10 +681,9 @@ fn refinement_human(r: &crate::clock::Refinement) -> String {
                 clocks(g.distances.0, g.distances.1)
             ));
             match &g.example {
-                Some(reason) => out.push_str(&format!(
-                    "; e.g. at clock {}: {reason}\n",
-                    g.distances.0
-                )),
+                Some(reason) => {
+                    out.push_str(&format!("; e.g. at clock {}: {reason}\n", g.distances.0))
+                }
                 None => out.push('\n'),
             }
         }

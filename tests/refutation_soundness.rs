@@ -35,7 +35,10 @@ fn no_refutation_fires_on_a_real_game() {
     match corpus::initial_array_games() {
         Some(games) => {
             let n = check(&games, &mut cache, &mut failures);
-            println!("refutations on the corpus games: {n} positions, {} firings", failures.len());
+            println!(
+                "refutations on the corpus games: {n} positions, {} firings",
+                failures.len()
+            );
             total += n;
         }
         None => println!("skipped: corpus not found"),
@@ -62,6 +65,11 @@ fn no_refutation_fires_on_a_real_game() {
         failures.is_empty(),
         "{} real positions refuted:\n{}",
         failures.len(),
-        failures.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
+        failures
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }

@@ -84,9 +84,7 @@ pub fn bookkeeping_ok(board: &Board) -> bool {
 /// Whether the straight pawns of White (`w`) and Black (`b`) can have got past each other.
 fn compatible(w: &[Straight; 8], b: &[Straight; 8]) -> bool {
     w.iter().zip(b).all(|(&w, &b)| match (w, b) {
-        (Straight::Free | Straight::Captured, _) | (_, Straight::Free | Straight::Captured) => {
-            true
-        }
+        (Straight::Free | Straight::Captured, _) | (_, Straight::Free | Straight::Captured) => true,
         // White `sw` ranks up from rank 2, Black `sb` ranks down from rank 7: White must stay
         // below: 2 + sw < 7 − sb.
         (Straight::Standing(sw), Straight::Standing(sb)) => sw + sb < 5,
@@ -107,7 +105,11 @@ fn taken(straight: &[Straight; 8], landings: u8) -> u32 {
 /// The files a pawn's captures land on going from file `from` to file `to` (one per file
 /// change, the files after `from` up to `to`).
 fn landings(from: u8, to: u8) -> u8 {
-    let (lo, hi) = if from < to { (from + 1, to) } else { (to, from.saturating_sub(1)) };
+    let (lo, hi) = if from < to {
+        (from + 1, to)
+    } else {
+        (to, from.saturating_sub(1))
+    };
     if from == to {
         return 0;
     }
@@ -209,7 +211,15 @@ fn assign(
             continue;
         }
         origin_of[i] = origin;
-        if !assign(pawns, i + 1, used | 1 << origin, spent + cost, captures, origin_of, done) {
+        if !assign(
+            pawns,
+            i + 1,
+            used | 1 << origin,
+            spent + cost,
+            captures,
+            origin_of,
+            done,
+        ) {
             return false;
         }
     }
@@ -245,9 +255,7 @@ fn fates(
     }
     let Some(&file) = left.get(i) else {
         if promotions == 0 {
-            let best = out
-                .entry((state.straight, state.landed))
-                .or_insert(u8::MAX);
+            let best = out.entry((state.straight, state.landed)).or_insert(u8::MAX);
             *best = (*best).min(state.spent.min(255) as u8);
         }
         return;
@@ -342,4 +350,3 @@ mod tests {
         assert!(ok("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R"));
     }
 }
-

@@ -119,10 +119,7 @@ pub fn caged_unit(board: &Board, castling: Bitboard, cache: &mut CageCache) -> O
             promotes: own_pawns < 8,
             captures: [missing(Color::Black), missing(Color::White)],
         };
-        let escapes = *cache
-            .results
-            .entry(key)
-            .or_insert_with(|| escapes(&key));
+        let escapes = *cache.results.entry(key).or_insert_with(|| escapes(&key));
         if !escapes {
             return Some(Caged {
                 piece,
@@ -144,10 +141,12 @@ fn frozen_units(board: &Board, castling: Bitboard) -> Bitboard {
         } else {
             Color::Black
         };
-        if board.piece_at(rook) == Some(Piece {
-            color,
-            role: Role::Rook,
-        }) {
+        if board.piece_at(rook)
+            == Some(Piece {
+                color,
+                role: Role::Rook,
+            })
+        {
             frozen.add(rook);
             if let Some(king) = board.king_of(color) {
                 frozen.add(king);
@@ -161,7 +160,10 @@ fn frozen_units(board: &Board, castling: Bitboard) -> Bitboard {
 /// bishop's of its square colour), and the promotion rank when its side may have promoted.
 fn origins(piece: Piece, square: Square, promotes: bool) -> Bitboard {
     let back = Bitboard::from_rank(piece.color.fold_wb(Rank::First, Rank::Eighth));
-    let files = |fs: &[File]| fs.iter().fold(Bitboard::EMPTY, |b, &f| b | Bitboard::from_file(f));
+    let files = |fs: &[File]| {
+        fs.iter()
+            .fold(Bitboard::EMPTY, |b, &f| b | Bitboard::from_file(f))
+    };
     let mut squares = back
         & match piece.role {
             Role::Knight => files(&[File::B, File::G]),
@@ -417,7 +419,10 @@ mod tests {
     #[test]
     fn the_initial_array_and_open_positions_pass() {
         assert_eq!(
-            caged("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR", Bitboard::CORNERS),
+            caged(
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR",
+                Bitboard::CORNERS
+            ),
             None
         );
         assert_eq!(caged("4k3/8/8/8/8/8/8/4K2R", Bitboard::EMPTY), None);
@@ -439,7 +444,11 @@ mod tests {
         // Against every assignment by brute force, for small sets.
         let squares: Vec<Square> = [Rank::Third, Rank::Fourth, Rank::Fifth]
             .into_iter()
-            .flat_map(|r| File::ALL.into_iter().map(move |f| Square::from_coords(f, r)))
+            .flat_map(|r| {
+                File::ALL
+                    .into_iter()
+                    .map(move |f| Square::from_coords(f, r))
+            })
             .collect();
         let brute = |pawns: &[Square]| -> Option<u8> {
             fn go(pawns: &[Square], used: u8) -> Option<u8> {
@@ -449,7 +458,9 @@ mod tests {
                 let advanced = u8::from(p.rank()) - 1;
                 (0..8u8)
                     .filter(|&o| used & (1 << o) == 0 && u8::from(p.file()).abs_diff(o) <= advanced)
-                    .filter_map(|o| go(rest, used | 1 << o).map(|c| c + u8::from(p.file()).abs_diff(o)))
+                    .filter_map(|o| {
+                        go(rest, used | 1 << o).map(|c| c + u8::from(p.file()).abs_diff(o))
+                    })
                     .min()
             }
             go(pawns, 0)
@@ -458,7 +469,9 @@ mod tests {
         for _ in 0..3000 {
             let mut set = Bitboard::EMPTY;
             for _ in 0..4 {
-                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 set.add(squares[(seed >> 33) as usize % squares.len()]);
             }
             let list: Vec<Square> = set.into_iter().collect();

@@ -52,7 +52,8 @@ impl fmt::Display for Refutation {
 pub struct HistoryCache {
     cages: CageCache,
     /// Bookkeeping verdicts by pawns and counts of each role per side.
-    bookkeeping: std::collections::HashMap<(shakmaty::Bitboard, shakmaty::Bitboard, [u8; 12]), bool>,
+    bookkeeping:
+        std::collections::HashMap<(shakmaty::Bitboard, shakmaty::Bitboard, [u8; 12]), bool>,
 }
 
 impl HistoryCache {

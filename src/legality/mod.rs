@@ -26,14 +26,14 @@ use std::fmt;
 
 use shakmaty::{Bitboard, Board, Color, File, Role, Square};
 
+pub use bookkeeping::bookkeeping_ok;
+pub use cage::{CageCache, Caged, caged_unit};
+pub use history::{HistoryCache, Refutation, refute_history};
 pub(crate) use material::SideSlack;
 pub use material::{
     Allowance, Material, UNASSIGNABLE, allowance, material_ok, material_reasons, material_side_ok,
     min_pawn_captures,
 };
-pub use bookkeeping::bookkeeping_ok;
-pub use cage::{CageCache, Caged, caged_unit};
-pub use history::{HistoryCache, Refutation, refute_history};
 pub use passing::passing_ok;
 
 /// Why a double check cannot have been given by a single move.

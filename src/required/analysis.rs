@@ -646,16 +646,16 @@ fn forced(costs: &[[u8; MAX]; MAX], n: usize, r: usize, c: usize) -> i32 {
     }
     let mut m = Matching::new(n - 1);
     let mut ii = 0;
-    for i in 0..n {
+    for (i, row) in costs.iter().enumerate().take(n) {
         if i == r {
             continue;
         }
         let mut jj = 0;
-        for j in 0..n {
+        for (j, &x) in row.iter().enumerate().take(n) {
             if j == c {
                 continue;
             }
-            m.set(ii, jj, costs[i][j]);
+            m.set(ii, jj, x);
             jj += 1;
         }
         ii += 1;
@@ -708,9 +708,9 @@ fn assign(a: &mut Analysis) -> Result<Vec<Allowance>, Impossible> {
         }
         let solve = |costs: &[[u8; MAX]; MAX]| {
             let mut m = Matching::new(n);
-            for r in 0..n {
-                for c in 0..n {
-                    m.set(r, c, costs[r][c]);
+            for (r, row) in costs.iter().enumerate().take(n) {
+                for (c, &x) in row.iter().enumerate().take(n) {
+                    m.set(r, c, x);
                 }
             }
             m.solve();
@@ -992,7 +992,7 @@ fn start_claims(a: &Analysis, pairs: &[Pair]) -> Vec<Claim> {
             ));
         }
     }
-    found.sort_by(|x, y| y.0.cmp(&x.0));
+    found.sort_by_key(|x| std::cmp::Reverse(x.0));
     let mut used = Vec::new();
     let mut out = Vec::new();
     for (_, claim) in found {

@@ -68,22 +68,10 @@ impl States {
         s
     }
 
-    #[inline]
+    /// Whether the set holds state `s`.
+    #[cfg(test)]
     pub(crate) fn contains(&self, s: usize) -> bool {
         self.0[s / 64].contains(Square::new((s % 64) as u32))
-    }
-
-    pub(crate) fn add(&mut self, s: usize) {
-        self.0[s / 64].add(Square::new((s % 64) as u32));
-    }
-
-    /// The squares of the states, whatever the role.
-    pub(crate) fn squares(&self) -> Bitboard {
-        self.0.iter().fold(Bitboard::EMPTY, |a, &b| a | b)
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.0.iter().all(|b| b.is_empty())
     }
 }
 
@@ -430,32 +418,6 @@ impl Graph {
         bb
     }
 
-    /// Removes every move that needs one of `squares` empty or free on its way (the squares
-    /// between, and the destination), and castling whose path or castled squares meet them.
-    /// A move *from* such a square is kept. Returns whether anything changed.
-    pub(crate) fn block(&mut self, squares: Bitboard) -> bool {
-        let mut changed = false;
-        for s in 0..STATES {
-            if self.edges[s].is_empty() {
-                continue;
-            }
-            let role = state_role(s);
-            let from = state_square(s);
-            let mut keep = self.edges[s];
-            for to in self.edges[s] {
-                if squares.contains(to) || path(role, from, to).intersects(squares) {
-                    keep.discard(to);
-                }
-            }
-            if keep != self.edges[s] {
-                self.edges[s] = keep;
-                changed = true;
-            }
-        }
-        changed |= self.block_castling(|path| path.intersects(squares));
-        changed
-    }
-
     /// Drops the castling sides for which `blocked(squares that must be empty or reached)` holds.
     pub(crate) fn block_castling(&mut self, blocked: impl Fn(Bitboard) -> bool) -> bool {
         let mut changed = false;
@@ -475,6 +437,7 @@ impl Graph {
     }
 
     /// Number of edges (for reports and tests).
+    #[cfg(test)]
     pub(crate) fn edge_count(&self) -> usize {
         self.edges.iter().map(|b| b.count()).sum()
     }
@@ -639,15 +602,15 @@ mod tests {
             let fast = Graph::moves_to(&g.reverse(), &goals);
             // Relaxation to a fixed point.
             let mut slow = [FAR; STATES];
-            for s in 0..STATES {
+            for (s, x) in slow.iter_mut().enumerate() {
                 if goals.contains(s) {
-                    slow[s] = 0;
+                    *x = 0;
                 }
             }
             loop {
                 let mut changed = false;
-                for s in 0..STATES {
-                    for to in g.edges[s] {
+                for (s, edges) in g.edges.iter().enumerate() {
+                    for to in *edges {
                         let rs = g.targets_of(s, to);
                         for r in Role::ALL {
                             if rs & role_bit(r) != 0 {

@@ -717,7 +717,7 @@ fn narrow_joint(a: &mut Analysis, j: &Joint, allow: u32) -> bool {
             && let Some((c0, c1)) = j.castled(a)
         {
             let d = j.at(c0, c1);
-            if d != FAR && 1 + u32::from(d) <= allow {
+            if d != FAR && u32::from(d) < allow {
                 castle_used[side_index(side)] = true;
             }
         }
@@ -729,9 +729,9 @@ fn narrow_joint(a: &mut Analysis, j: &Joint, allow: u32) -> bool {
                 changed = true;
             }
         }
-        for side in 0..2 {
-            if d.graph.castles[side] && !castle_used[side] {
-                d.graph.castles[side] = false;
+        for (castles, used) in d.graph.castles.iter_mut().zip(castle_used) {
+            if *castles && !used {
+                *castles = false;
                 changed = true;
             }
         }
@@ -820,7 +820,7 @@ pub(crate) fn surplus(
         return 0;
     }
     let found = &mut found[..n];
-    found.sort_unstable_by(|x, y| y.0.cmp(&x.0));
+    found.sort_unstable_by_key(|x| std::cmp::Reverse(x.0));
     let mut used: u64 = 0;
     let mut total = 0u32;
     for &(s, u, v) in found.iter() {

@@ -166,25 +166,6 @@ impl Analysis {
         self.units[unit].graph.castles[side_index(side)]
     }
 
-    /// Whether the unit is one whose capture the analysis allows on `square`.
-    pub(crate) fn may_be_captured_on(
-        &self,
-        track: &SideTrack,
-        unit: usize,
-        square: Square,
-    ) -> bool {
-        let d = &self.units[unit];
-        (0..track.moves.size()).any(|r| {
-            let slot = usize::from(track.row_slot[r]);
-            match &self.slots[d.unit.piece.color][slot].kind {
-                SlotKind::Capture { squares, .. } => {
-                    squares.contains(square) && d.feasible[slot] && d.slot_table[slot].is_some()
-                }
-                _ => false,
-            }
-        })
-    }
-
     /// `track` after `unit` moved to `place` (castling rights `castling` after the move), or
     /// `None` when the side then needs more than `left` moves.
     pub(crate) fn track_move(
@@ -310,20 +291,20 @@ impl Analysis {
         let n = track.moves.size();
         let mut total = 0i32;
         let mut cols: [[u8; MAX]; MAX] = [[NONE; MAX]; MAX];
-        for j in 0..n {
+        for (j, col) in cols.iter_mut().enumerate().take(n) {
             let unit = usize::from(track.col_unit[j]);
             if self.units[unit].graph.start_role() != Role::Pawn {
-                cols[j] = [0; MAX];
-                for (r, c) in cols[j].iter_mut().enumerate().take(n) {
+                *col = [0; MAX];
+                for (r, c) in col.iter_mut().enumerate().take(n) {
                     if track.moves.get(r, j) == NONE {
                         *c = NONE;
                     }
                 }
                 continue;
             }
-            cols[j] = self.caps_column(track, unit, places(unit));
+            *col = self.caps_column(track, unit, places(unit));
             let r = track.moves.row_of(j);
-            let x = cols[j][r];
+            let x = col[r];
             total += if x == NONE { INF } else { i32::from(x) };
         }
         if total <= available {
