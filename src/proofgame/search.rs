@@ -83,6 +83,11 @@ pub(crate) struct Searcher<'a> {
     pub aborted: bool,
     /// Answer only from the table (used after an aborted count).
     tt_only: bool,
+    /// The units of each colour that are in one of its pairs (bit per unit).
+    pair_units: [u64; 2],
+    /// Whether each colour's pawns need no capture on any route they may take (their
+    /// captures then always fit).
+    no_pawn_captures: [bool; 2],
 }
 
 /// A position reached by the search: the units' identities and both sides' assignments.
@@ -96,6 +101,9 @@ pub(crate) struct Node<'a> {
     /// The square of each unit (meaningless for captured units).
     pub squares: [u8; 32],
     pub st: [Cow<'a, SideTrack>; 2],
+    /// Each colour's surplus of its pairs of units that obstruct each other (see
+    /// [`crate::required::pairs::surplus`]) at this node.
+    pub surplus: [u32; 2],
 }
 
 /// Moves `color` has left when `rem` plies remain and `turn` is to move.
@@ -123,6 +131,14 @@ impl<'a> Searcher<'a> {
         for (i, u) in analysis.problem().units.iter().enumerate() {
             start_unit[u.square.to_usize()] = i as u8;
         }
+        let mut pair_units = [0u64; 2];
+        for color in Color::ALL {
+            for p in &analysis.pairs[color] {
+                for u in p.units {
+                    pair_units[ci(color)] |= 1 << u;
+                }
+            }
+        }
         Searcher {
             analysis,
             target,
@@ -135,6 +151,11 @@ impl<'a> Searcher<'a> {
             max_bytes: budget.max_bytes,
             aborted: false,
             tt_only: false,
+            pair_units,
+            no_pawn_captures: [
+                analysis.pawns_never_capture(Color::White),
+                analysis.pawns_never_capture(Color::Black),
+            ],
         }
     }
 
@@ -168,14 +189,17 @@ impl<'a> Searcher<'a> {
                 squares[usize::from(u)] = sq as u8;
             }
         }
-        let node = Node {
+        let mut node = Node {
             pos,
             ids: self.start_unit,
             squares,
             st: [Cow::Owned(w), Cow::Owned(b)],
+            surplus: [0; 2],
         };
         for color in Color::ALL {
-            let bound = node.st[ci(color)].value() + self.pair_surplus(&node, color) as i32;
+            let surplus = self.pair_surplus(&node, color);
+            node.surplus[ci(color)] = surplus;
+            let bound = node.st[ci(color)].value() + surplus as i32;
             if bound > moves_left(color, Color::White, rem) {
                 return None;
             }
@@ -385,14 +409,17 @@ impl<'a> Searcher<'a> {
         }
 
         // The captures the pawns need must fit in the units the other side still loses.
+        // (Pawns that need no capture on any route always fit.)
         let pawn_moved = m.role() == Role::Pawn;
-        if pawn_moved || victim.is_some() {
+        let check_mover = (pawn_moved || victim.is_some()) && !self.no_pawn_captures[ci(mover)];
+        let check_opp = victim.is_some() && !self.no_pawn_captures[ci(opp)];
+        if check_mover || check_opp {
             let places = Self::places(&pos, &ids);
             let lookup = |u: usize| places[u].expect("a live unit has a place");
-            if !a.captures_fit(&mover_st, &lookup, a.capture_rows(&opp_st)) {
+            if check_mover && !a.captures_fit(&mover_st, &lookup, a.capture_rows(&opp_st)) {
                 return None;
             }
-            if victim.is_some() && !a.captures_fit(&opp_st, &lookup, a.capture_rows(&mover_st)) {
+            if check_opp && !a.captures_fit(&opp_st, &lookup, a.capture_rows(&mover_st)) {
                 return None;
             }
         }
@@ -403,16 +430,26 @@ impl<'a> Searcher<'a> {
         } else {
             [opp_st, mover_st]
         };
-        let node = Node {
+        let mut node = Node {
             pos,
             ids,
             squares,
             st,
+            surplus: node.surplus,
         };
-        // Units that obstruct each other need more together.
-        if !a.pairs[mover].is_empty()
-            && node.st[ci(mover)].value() + self.pair_surplus(&node, mover) as i32 > left
-        {
+        // Units that obstruct each other need more together. A side's surplus changes only
+        // when one of its pairs' units moves or castling rights go (captures: recomputed too).
+        let touched = moved[..n_moved]
+            .iter()
+            .any(|&(u, _)| self.pair_units[ci(mover)] & (1 << u) != 0);
+        let recompute = !lost.is_empty() || victim.is_some();
+        if touched || recompute {
+            node.surplus[ci(mover)] = self.pair_surplus(&node, mover);
+        }
+        if recompute {
+            node.surplus[ci(opp)] = self.pair_surplus(&node, opp);
+        }
+        if node.st[ci(mover)].value() + node.surplus[ci(mover)] as i32 > left {
             return None;
         }
         Some(node)
@@ -441,6 +478,16 @@ impl<'a> Searcher<'a> {
             &state_of,
             node.pos.castles().castling_rights(),
         )
+    }
+
+    /// The squares where `board` and the target's placement differ.
+    fn differing_squares(&self, board: &shakmaty::Board) -> Bitboard {
+        let t = &self.target.board;
+        let mut diff = board.white() ^ t.white();
+        for role in Role::ALL {
+            diff |= board.by_role(role) ^ t.by_role(role);
+        }
+        diff
     }
 
     /// Whether `pos` is the target (placement, side to move, castling, e.p.).
@@ -514,7 +561,21 @@ impl<'a> Searcher<'a> {
         }
         let mut total = 0u64;
         if rem == 1 {
+            // The last move leaves its from-square empty: it must be one where the placement
+            // still differs from the target's (a move changes at most four squares).
+            let diff = self.differing_squares(node.pos.board());
+            if diff.count() > 4 {
+                return 0;
+            }
             for m in node.pos.legal_moves() {
+                let from = match m {
+                    Move::Normal { from, .. } | Move::EnPassant { from, .. } => from,
+                    Move::Castle { king, .. } => king,
+                    Move::Put { .. } => continue,
+                };
+                if !diff.contains(from) {
+                    continue;
+                }
                 let mut pos = node.pos.clone();
                 pos.play_unchecked(m);
                 total += u64::from(self.is_goal(&pos));
@@ -712,6 +773,7 @@ mod tests {
                             Cow::Owned(child.st[0].clone().into_owned()),
                             Cow::Owned(child.st[1].clone().into_owned()),
                         ],
+                        surplus: child.surplus,
                     },
                     None => panic!(
                         "pruned after {} plies of {}: {}",
@@ -762,6 +824,7 @@ mod regressions {
                         Cow::Owned(child.st[0].clone().into_owned()),
                         Cow::Owned(child.st[1].clone().into_owned()),
                     ],
+                    surplus: child.surplus,
                 },
                 None => return Err(format!("pruned at ply {} ({m})", k + 1)),
             };

@@ -59,6 +59,11 @@ pub(crate) struct Pair {
     /// For a king and its castling rook: the side, and the joint moves from both start
     /// squares while the right is held.
     castle: Option<(CastlingSide, u8)>,
+    /// The surplus from each pair of states with none of the side's castling rights held, and
+    /// with both held (see [`Pair::surplus`]; only the side's own rights count).
+    gain: [Vec<u8>; 2],
+    /// The side's castling corners (rook squares).
+    corners: Bitboard,
 }
 
 impl Pair {
@@ -66,34 +71,24 @@ impl Pair {
     fn obstructs(&self, analysis: &Analysis) -> bool {
         let d0 = &analysis.units[self.units[0]];
         let d1 = &analysis.units[self.units[1]];
-        let all = Bitboard::FULL;
-        if self.surplus(analysis, d0.graph.start, d1.graph.start, all) > 0 {
-            return true;
-        }
-        let mut s0 = Vec::new();
-        let mut s1 = Vec::new();
-        for s in 0..STATES {
-            if self.index[0][s] != NO {
-                s0.push(s);
-            }
-            if self.index[1][s] != NO {
-                s1.push(s);
-            }
-        }
-        for &a in &s0 {
-            let row = usize::from(self.index[0][a]) * self.n1;
-            for &b in &s1 {
-                let joint = self.dist[row + usize::from(self.index[1][b])];
-                if joint == FAR {
-                    continue;
-                }
-                let own = self.own(analysis, a, b, Bitboard::EMPTY);
-                if own != FAR && joint > own {
-                    return true;
-                }
+        self.surplus_at(analysis, d0.graph.start, d1.graph.start, Bitboard::FULL) > 0
+            || self.gain[0].iter().any(|&g| g > 0)
+    }
+
+    /// The surplus table from the states `states` (as indexed) with the rights `rights`.
+    fn gain_table(
+        &self,
+        analysis: &Analysis,
+        states: &[Vec<usize>; 2],
+        rights: Bitboard,
+    ) -> Vec<u8> {
+        let mut gain = vec![0u8; self.dist.len()];
+        for (x, &a) in states[0].iter().enumerate() {
+            for (y, &b) in states[1].iter().enumerate() {
+                gain[x * self.n1 + y] = self.surplus_at(analysis, a, b, rights);
             }
         }
-        false
+        gain
     }
 
     /// The fewest moves the two units need on their own from states `a` and `b` (with the
@@ -133,6 +128,22 @@ impl Pair {
     /// The surplus of the pair at states `a` (first unit) and `b` (second), with `rights`
     /// (rook squares) held: joint moves less the sum of each unit's own table distance.
     pub(crate) fn surplus(&self, analysis: &Analysis, a: usize, b: usize, rights: Bitboard) -> u8 {
+        let own = rights & self.corners;
+        let table = if own.is_empty() {
+            &self.gain[0]
+        } else if own == self.corners {
+            &self.gain[1]
+        } else {
+            return self.surplus_at(analysis, a, b, rights);
+        };
+        match (self.index[0][a], self.index[1][b]) {
+            (NO, _) | (_, NO) => 0,
+            (ia, ib) => table[usize::from(ia) * self.n1 + usize::from(ib)],
+        }
+    }
+
+    /// [`Pair::surplus`], computed.
+    fn surplus_at(&self, analysis: &Analysis, a: usize, b: usize, rights: Bitboard) -> u8 {
         let joint = self.joint(analysis, a, b, rights);
         if joint == FAR {
             return 0;
@@ -666,14 +677,22 @@ fn pair_of(a: &Analysis, j: Joint) -> Pair {
         (side, with_right)
     });
     let n1 = j.n1();
-    Pair {
+    let color = a.units[j.units[0]].unit.piece.color;
+    let corners = Bitboard::from_square(castling_squares(color, CastlingSide::KingSide).2)
+        .with(castling_squares(color, CastlingSide::QueenSide).2);
+    let mut pair = Pair {
         units: j.units,
         combos: j.combos,
         index: j.index,
         n1,
         dist: j.dist,
         castle,
-    }
+        gain: [Vec::new(), Vec::new()],
+        corners,
+    };
+    pair.gain[0] = pair.gain_table(a, &j.states, Bitboard::EMPTY);
+    pair.gain[1] = pair.gain_table(a, &j.states, corners);
+    pair
 }
 
 /// What joint play removes from the two units' graphs: the moves no joint route within

@@ -280,6 +280,30 @@ impl Analysis {
         })
     }
 
+    /// Whether no pawn of `color` needs a capture from any state on any route to a fate it
+    /// may take: then [`Analysis::captures_fit`] holds at every node (each pawn's assigned
+    /// row costs no capture).
+    pub(crate) fn pawns_never_capture(&self, color: Color) -> bool {
+        self.columns[color].iter().all(|&i| {
+            let d = &self.units[i];
+            d.graph.start_role() != Role::Pawn
+                || d.slot_table
+                    .iter()
+                    .zip(&d.feasible)
+                    .all(|(t, &ok)| match t {
+                        Some(t) if ok => {
+                            let table = &d.tables[*t];
+                            table
+                                .captures
+                                .iter()
+                                .zip(table.moves.iter())
+                                .all(|(&c, &m)| c == 0 || (c == FAR && m == FAR))
+                        }
+                        _ => true,
+                    })
+        })
+    }
+
     /// Whether the pawn captures of the side's optimal assignment, or failing that of the
     /// assignment with the fewest, fit in `available` captures.
     pub(crate) fn captures_fit(
