@@ -178,7 +178,9 @@ impl<'a> Searcher<'a> {
             self.analysis.start_track(Color::Black),
         ];
         for color in Color::ALL {
-            if st[ci(color)].value() > moves_left(color, Color::White, rem) {
+            let left = moves_left(color, Color::White, rem);
+            // Each unit of the other side still to be captured takes one move of this side.
+            if st[ci(color)].value() > left || self.analysis.capture_rows(&st[ci(!color)]) > left {
                 return None;
             }
         }
@@ -396,6 +398,10 @@ impl<'a> Searcher<'a> {
         } else {
             Cow::Borrowed(&*node.st[ci(opp)])
         };
+        // Each unit of the other side still to be captured takes one move of the mover.
+        if a.capture_rows(&opp_st) > left {
+            return None;
+        }
         // A pawn makes the captures it needs before it promotes (this move's included).
         if matches!(
             m,

@@ -148,11 +148,14 @@ impl Analysis {
     }
 
     /// Fewest plies of a game in which both sides make their moves alternately, `first` moving
-    /// first: White's `w` and Black's `b` needed moves take at least `max(2w - 1, 2b)` plies
-    /// when White starts (`max(2w, 2b - 1)` when Black does).
+    /// first: White's `w` and Black's `b` needed moves (a side's units' fewest moves, and at
+    /// least one move per unit of the other side it captures) take at least
+    /// `max(2w - 1, 2b)` plies when White starts (`max(2w, 2b - 1)` when Black does).
     pub fn fewest_plies(&self, first: Color) -> u32 {
-        let w = self.lower_bound(Color::White);
-        let b = self.lower_bound(Color::Black);
+        // A side makes at least its units' moves, and one move per unit of the other side it
+        // captures.
+        let need = |c: Color| self.lower_bound(c).max(self.sides[c].captures_available);
+        let (w, b) = (need(Color::White), need(Color::Black));
         match first {
             Color::White => (2 * w).saturating_sub(1).max(2 * b),
             Color::Black => (2 * b).saturating_sub(1).max(2 * w),
@@ -689,6 +692,14 @@ fn assign(a: &mut Analysis) -> Result<Vec<Allowance>, Impossible> {
             .iter()
             .filter(|s| matches!(s.kind, SlotKind::Capture { .. }))
             .count() as u32;
+        // Each unit of the other side that is captured is taken by one move of this side.
+        if budget < UNLIMITED && captures_available > budget {
+            return Err(Impossible::Moves {
+                color,
+                needed: captures_available,
+                available: a.problem.moves[color],
+            });
+        }
         let mut moves = [[NONE; MAX]; MAX];
         let mut caps = [[NONE; MAX]; MAX];
         for (c, &i) in cols.iter().enumerate() {
