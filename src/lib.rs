@@ -11,6 +11,8 @@
 //! * [`stipulation`] parses the questions, [`verdict`] decides them;
 //! * [`certify`] turns witness lines into proofs (games from the initial array, given or found,
 //!   replayed);
+//! * [`required`] deduces the moves and captures each unit must still make (distances with
+//!   obstacles, assignment, capture bookkeeping), the bound [`proofgame`] rests on;
 //! * [`proofgame`] searches proof games from the initial array;
 //! * [`construct`] builds a game from the initial array to a given position (any length), the
 //!   certificate that turns a witness line into a proof;
@@ -38,6 +40,7 @@ pub mod pgn;
 pub mod position;
 pub mod proofgame;
 pub mod puzzle;
+pub mod required;
 pub mod retract;
 pub mod retroboard_fix;
 pub mod rules;

@@ -15,18 +15,18 @@
 //! Every pruning rule is a necessary condition for reaching the target, so the
 //! counts are exact whenever the search completes within its [`Budget`].
 
-mod bound;
-mod matching;
 mod search;
 
 use std::{fmt, time::Instant};
 
 use shakmaty::{
-    Bitboard, Board, Chess, Color, EnPassantMode, Move, Position, Rank, Square, san::SanPlus,
+    Bitboard, Board, ByColor, Chess, Color, EnPassantMode, Move, Position, Rank, Square,
+    san::SanPlus,
 };
 
-use bound::Tables;
 use search::Searcher;
+
+use crate::required::{Problem, analyse, analysis::Analysis};
 
 /// The position a proof game must reach.
 ///
@@ -178,8 +178,33 @@ impl Default for Budget {
 /// shortest routes, and the captures the pawns need); no game is searched. `None` when no game
 /// of at most `max_plies` plies can reach it by those bounds: a proof that none does.
 pub fn fewest_plies(target: &Target, max_plies: u32) -> Option<u32> {
-    let tables = Tables::new(&target.board)?;
-    Searcher::new(&tables, target, &Budget::UNLIMITED).min_plies(max_plies)
+    let analysis = analysis_for(target, max_plies)?;
+    Some(analysis.fewest_plies(Color::White))
+}
+
+/// The analysis of the units' required moves for games of at most `plies` plies from the
+/// initial array to `target`; `None` when it proves that there is none (or the target cannot
+/// exist: kings, pawns on the first or last rank, more than 16 units or 8 pawns of a side).
+fn analysis_for(target: &Target, plies: u32) -> Option<Analysis> {
+    let board = &target.board;
+    for color in Color::ALL {
+        let side = board.by_color(color);
+        if side.count() > 16
+            || (side & board.kings()).count() != 1
+            || (side & board.pawns()).count() > 8
+        {
+            return None;
+        }
+    }
+    let back_ranks = Bitboard::from_rank(Rank::First) | Bitboard::from_rank(Rank::Eighth);
+    if (board.pawns() & back_ranks).any() {
+        return None;
+    }
+    let moves = ByColor {
+        white: plies.div_ceil(2),
+        black: plies / 2,
+    };
+    analyse(&Problem::proof_game(board, target.castling, moves)).ok()
 }
 
 /// Result of [`proof_games`].
@@ -225,7 +250,7 @@ fn search_games(target: &Target, plies: u32, budget: &Budget, limit: usize) -> P
     if checks_impossible(target) {
         return result;
     }
-    let Some(tables) = Tables::new(&target.board) else {
+    let Some(analysis) = analysis_for(target, plies) else {
         return result;
     };
     let parity_turn = if plies.is_multiple_of(2) {
@@ -236,7 +261,7 @@ fn search_games(target: &Target, plies: u32, budget: &Budget, limit: usize) -> P
     if parity_turn != target.turn {
         return result;
     }
-    let mut searcher = Searcher::new(&tables, target, budget);
+    let mut searcher = Searcher::new(&analysis, target, budget);
     let Some(root) = searcher.root(plies) else {
         return result;
     };
@@ -284,10 +309,10 @@ fn exists_game(target: &Target, plies: u32, budget: &Budget) -> Option<bool> {
     if parity_turn != target.turn {
         return Some(false);
     }
-    let Some(tables) = Tables::new(&target.board) else {
+    let Some(analysis) = analysis_for(target, plies) else {
         return Some(false);
     };
-    let mut searcher = Searcher::new(&tables, target, budget);
+    let mut searcher = Searcher::new(&analysis, target, budget);
     let Some(root) = searcher.root(plies) else {
         return Some(false);
     };
@@ -328,10 +353,9 @@ fn find_game(target: &Target, max_plies: u32, budget: &Budget) -> Option<Vec<Mov
     if checks_impossible(target) {
         return None;
     }
-    let tables = Tables::new(&target.board)?;
     let mut nodes = 0u64;
     let parity = if target.turn == Color::White { 0 } else { 1 };
-    let lowest = Searcher::new(&tables, target, budget).min_plies(max_plies)?;
+    let lowest = fewest_plies(target, max_plies)?;
     let first = lowest + (lowest + parity) % 2;
     for plies in (first..=max_plies).step_by(2) {
         // No new length once the deadline has passed (a search checks it only every
@@ -344,7 +368,10 @@ fn find_game(target: &Target, max_plies: u32, budget: &Budget) -> Option<Vec<Mov
             deadline: budget.deadline,
             max_bytes: budget.max_bytes,
         };
-        let mut searcher = Searcher::new(&tables, target, &left);
+        let Some(analysis) = analysis_for(target, plies) else {
+            continue;
+        };
+        let mut searcher = Searcher::new(&analysis, target, &left);
         let Some(root) = searcher.root(plies) else {
             continue;
         };
@@ -661,19 +688,19 @@ mod tests {
 
     #[test]
     fn memory_budget_out_is_incomplete() {
-        // 1.e4 e5 2.Ke2 Ke7: counting the 8-ply games fills a table of thousands of entries.
+        // 1.e4 e5 2.Ke2 Ke7: counting the 12-ply games fills a table of thousands of entries.
         let t = target("rnbq1bnr/ppppkppp/8/4p3/4P3/8/PPPPKPPP/RNBQ1BNR w");
         let roomy = Budget {
             max_bytes: Some(1 << 30),
             ..Budget::UNLIMITED
         };
-        let full = proof_games(&t, 8, &roomy, 5);
+        let full = proof_games(&t, 12, &roomy, 5);
         assert!(full.complete && full.count > 0);
         let tight = Budget {
             max_bytes: Some(4096),
             ..Budget::UNLIMITED
         };
-        let cut = proof_games(&t, 8, &tight, 5);
+        let cut = proof_games(&t, 12, &tight, 5);
         assert!(!cut.complete);
         assert!(cut.count <= full.count);
         for g in &cut.games {

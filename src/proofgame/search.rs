@@ -1,4 +1,10 @@
 //! Depth-first search forward from the initial array with exact path counting.
+//!
+//! Every unit keeps its identity along the search (the unit of the initial array it is), so
+//! that each move can be checked against the analysis of [`crate::required`]: the move must lie
+//! on the unit's narrowed graph, a captured unit must be one that may be captured there, and
+//! each side's assignment of its units to the target's units and to the captures it suffers,
+//! kept optimal along the way, must fit in the moves the side has left.
 
 use std::{
     borrow::Cow,
@@ -8,13 +14,14 @@ use std::{
 };
 
 use shakmaty::{
-    Bitboard, CastlingSide, Chess, Color, EnPassantMode, Move, Piece, Position, Role, Square,
+    Bitboard, CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role, Square,
     zobrist::Zobrist64,
 };
 
-use super::{
-    Budget, Target,
-    bound::{Assign, Tables, ci},
+use super::{Budget, Target};
+use crate::required::{
+    analysis::Analysis,
+    tracker::{Place, SideTrack},
 };
 
 /// Hasher for keys that already are uniformly distributed Zobrist values.
@@ -44,10 +51,24 @@ type Build = BuildHasherDefault<ZobristKeyHasher>;
 /// How often (in nodes) the deadline is checked.
 const CLOCK_INTERVAL: u64 = 1024;
 
+/// No unit on a square.
+const EMPTY: u8 = u8::MAX;
+
+/// Index of a colour.
+#[inline]
+fn ci(c: Color) -> usize {
+    match c {
+        Color::White => 0,
+        Color::Black => 1,
+    }
+}
+
 /// State of one search for one target and one length.
 pub(crate) struct Searcher<'a> {
-    tables: &'a Tables,
+    analysis: &'a Analysis,
     target: &'a Target,
+    /// The unit that starts on each square (the initial array).
+    start_unit: [u8; 64],
     /// Exact number of continuations reaching the target, per (position, plies left).
     /// Only complete subtree counts are stored.
     tt: HashMap<Key, u64, Build>,
@@ -62,56 +83,27 @@ pub(crate) struct Searcher<'a> {
     pub aborted: bool,
     /// Answer only from the table (used after an aborted count).
     tt_only: bool,
+    /// The units of each colour that are in one of its pairs (bit per unit).
+    pair_units: [u64; 2],
+    /// Whether each colour's pawns need no capture on any route they may take (their
+    /// captures then always fit).
+    no_pawn_captures: [bool; 2],
 }
 
-/// Up to four unit changes `(from, to, role)` of one move, without allocating.
-struct Changes {
-    items: [(Square, Square, Role); 4],
-    len: usize,
-}
-
-impl Default for Changes {
-    fn default() -> Self {
-        Changes {
-            items: [(Square::A1, Square::A1, Role::Pawn); 4],
-            len: 0,
-        }
-    }
-}
-
-impl Changes {
-    fn push(&mut self, change: (Square, Square, Role)) {
-        if self.len < self.items.len() {
-            self.items[self.len] = change;
-            self.len += 1;
-        }
-    }
-
-    fn as_slice(&self) -> &[(Square, Square, Role)] {
-        &self.items[..self.len]
-    }
-}
-
-/// The square of the unit `m` captures, if any.
-fn captured_square(m: Move) -> Option<Square> {
-    match m {
-        Move::Normal {
-            capture: Some(_),
-            to,
-            ..
-        } => Some(to),
-        Move::EnPassant { from, to } => Some(Square::from_coords(to.file(), from.rank())),
-        _ => None,
-    }
-}
-
-/// A position reached by the search with both sides' matchings (see
-/// [`Assign`]).
+/// A position reached by the search: the units' identities and both sides' assignments.
 ///
-/// A child shares the matching of the side that did not move with its parent.
+/// A child shares the assignment of the side that did not move (and lost nothing) with its
+/// parent.
 pub(crate) struct Node<'a> {
     pub pos: Chess,
-    pub st: [Cow<'a, Assign>; 2],
+    /// The unit (index in the analysed problem) on each square.
+    pub ids: [u8; 64],
+    /// The square of each unit (meaningless for captured units).
+    pub squares: [u8; 32],
+    pub st: [Cow<'a, SideTrack>; 2],
+    /// Each colour's surplus of its pairs of units that obstruct each other (see
+    /// [`crate::required::pairs::surplus`]) at this node.
+    pub surplus: [u32; 2],
 }
 
 /// Moves `color` has left when `rem` plies remain and `turn` is to move.
@@ -124,11 +116,33 @@ fn moves_left(color: Color, turn: Color, rem: u32) -> i32 {
     }) as i32
 }
 
+/// The castling side of a castling move from `king` with the rook on `rook`.
+fn castling_side(king: Square, rook: Square) -> CastlingSide {
+    if rook.file() > king.file() {
+        CastlingSide::KingSide
+    } else {
+        CastlingSide::QueenSide
+    }
+}
+
 impl<'a> Searcher<'a> {
-    pub(crate) fn new(tables: &'a Tables, target: &'a Target, budget: &Budget) -> Self {
+    pub(crate) fn new(analysis: &'a Analysis, target: &'a Target, budget: &Budget) -> Self {
+        let mut start_unit = [EMPTY; 64];
+        for (i, u) in analysis.problem().units.iter().enumerate() {
+            start_unit[u.square.to_usize()] = i as u8;
+        }
+        let mut pair_units = [0u64; 2];
+        for color in Color::ALL {
+            for p in &analysis.pairs[color] {
+                for u in p.units {
+                    pair_units[ci(color)] |= 1 << u;
+                }
+            }
+        }
         Searcher {
-            tables,
+            analysis,
             target,
+            start_unit,
             tt: HashMap::default(),
             dead: HashSet::default(),
             nodes: 0,
@@ -137,29 +151,12 @@ impl<'a> Searcher<'a> {
             max_bytes: budget.max_bytes,
             aborted: false,
             tt_only: false,
+            pair_units,
+            no_pawn_captures: [
+                analysis.pawns_never_capture(Color::White),
+                analysis.pawns_never_capture(Color::Black),
+            ],
         }
-    }
-
-    /// Moves `color` has left and captures it still makes, at `pos` with `rem`
-    /// plies left.
-    fn budget_of(&self, pos: &Chess, color: Color, rem: u32) -> (i32, i32) {
-        let opp = !color;
-        let opp_missing =
-            pos.board().by_color(opp).count() as i32 - self.tables.counts[ci(opp)] as i32;
-        (moves_left(color, pos.turn(), rem), opp_missing)
-    }
-
-    /// The matching of `color` at `pos` from scratch, `None` if the target is out
-    /// of reach for that side.
-    fn assign(&self, pos: &Chess, color: Color, rem: u32) -> Option<Assign> {
-        let (left, opp_missing) = self.budget_of(pos, color, rem);
-        self.tables.assign(
-            pos.board(),
-            pos.castles().castling_rights(),
-            color,
-            left,
-            opp_missing,
-        )
     }
 
     /// Castling rights the target keeps must still be there: once lost, a right
@@ -177,160 +174,326 @@ impl<'a> Searcher<'a> {
             return None;
         }
         let st = [
-            Cow::Owned(self.assign(&pos, Color::White, rem)?),
-            Cow::Owned(self.assign(&pos, Color::Black, rem)?),
+            self.analysis.start_track(Color::White),
+            self.analysis.start_track(Color::Black),
         ];
-        Some(Node { pos, st })
+        for color in Color::ALL {
+            let left = moves_left(color, Color::White, rem);
+            // Each unit of the other side still to be captured takes one move of this side.
+            if st[ci(color)].value() > left || self.analysis.capture_rows(&st[ci(!color)]) > left {
+                return None;
+            }
+        }
+        let [w, b] = st;
+        let mut squares = [0u8; 32];
+        for (sq, &u) in self.start_unit.iter().enumerate() {
+            if u != EMPTY {
+                squares[usize::from(u)] = sq as u8;
+            }
+        }
+        let mut node = Node {
+            pos,
+            ids: self.start_unit,
+            squares,
+            st: [Cow::Owned(w), Cow::Owned(b)],
+            surplus: [0; 2],
+        };
+        for color in Color::ALL {
+            let surplus = self.pair_surplus(&node, color);
+            node.surplus[ci(color)] = surplus;
+            let bound = node.st[ci(color)].value() + surplus as i32;
+            if bound > moves_left(color, Color::White, rem) {
+                return None;
+            }
+        }
+        Some(node)
     }
 
-    /// Fewest plies a game reaching the target can have by the bounds, given that
-    /// it has at most `max_plies` (`None` if none is within reach).
-    pub(crate) fn min_plies(&self, max_plies: u32) -> Option<u32> {
-        let root = self.root(max_plies)?;
-        let white = root.st[ci(Color::White)].lower_bound().max(0) as u32;
-        let black = root.st[ci(Color::Black)].lower_bound().max(0) as u32;
-        // White makes ceil(plies / 2) moves, Black floor(plies / 2).
-        Some((2 * white).saturating_sub(1).max(2 * black))
+    /// Where each unit of `ids` stands, as a lookup for [`Analysis::captures_fit`].
+    fn places(pos: &Chess, ids: &[u8; 64]) -> [Option<Place>; 64] {
+        let mut out = [None; 64];
+        for sq in pos.board().occupied() {
+            let u = ids[sq.to_usize()];
+            if u != EMPTY {
+                out[usize::from(u)] = pos
+                    .board()
+                    .role_at(sq)
+                    .map(|role| Place { role, square: sq });
+            }
+        }
+        out
+    }
+
+    /// The units of `color`'s castling partners whose costs change when the rights `lost`
+    /// (rook squares) go: the king, and the rook of each lost corner, at their places.
+    fn castling_partners(
+        &self,
+        pos: &Chess,
+        ids: &[u8; 64],
+        color: Color,
+        lost: Bitboard,
+    ) -> Vec<(usize, Place)> {
+        let mut out = Vec::new();
+        let own = lost & Bitboard::from_rank(color.backrank());
+        if own.is_empty() {
+            return out;
+        }
+        let board = pos.board();
+        let king_start = Square::from_coords(shakmaty::File::E, color.backrank());
+        let mut wanted = vec![self.start_unit[king_start.to_usize()]];
+        for corner in own {
+            wanted.push(self.start_unit[corner.to_usize()]);
+        }
+        for sq in board.by_color(color) {
+            let u = ids[sq.to_usize()];
+            if wanted.contains(&u)
+                && let Some(role) = board.role_at(sq)
+            {
+                out.push((usize::from(u), Place { role, square: sq }));
+            }
+        }
+        out
     }
 
     /// Plays `m` (leaving `rem` plies) and returns the new node unless a necessary
-    /// condition fails. Only the mover's matching can change, and the opponent's
-    /// after a capture: nothing else touches the other side's units, castling
-    /// rights, moves left or captures to make.
+    /// condition fails.
     pub(crate) fn child<'n>(&self, node: &'n Node<'_>, m: Move, rem: u32) -> Option<Node<'n>> {
+        let a = self.analysis;
         let mover = node.pos.turn();
         let opp = !mover;
-        if self.refuted_before_playing(node, m, rem) {
+        let (from, to) = match m {
+            Move::Normal { from, to, .. } | Move::EnPassant { from, to } => (from, to),
+            Move::Castle { king, rook } => (king, rook),
+            Move::Put { .. } => return None,
+        };
+        let unit = node.ids[from.to_usize()];
+        if unit == EMPTY {
             return None;
         }
+        let unit = usize::from(unit);
+        let left = moves_left(mover, opp, rem);
+        // The move must be on the unit's graph.
+        let mut moved: [(usize, Place); 2] = [(
+            unit,
+            Place {
+                role: m.role(),
+                square: to,
+            },
+        ); 2];
+        let mut n_moved = 1;
+        let mut victim: Option<(usize, Square)> = None;
+        match m {
+            Move::Normal {
+                role,
+                capture,
+                promotion,
+                ..
+            } => {
+                if !a.allows(unit, role, from, to) {
+                    return None;
+                }
+                if let Some(p) = promotion {
+                    if !a.may_become(unit, p) {
+                        return None;
+                    }
+                    moved[0].1.role = p;
+                }
+                if capture.is_some() {
+                    let v = node.ids[to.to_usize()];
+                    if v == EMPTY {
+                        return None;
+                    }
+                    victim = Some((usize::from(v), to));
+                }
+            }
+            Move::EnPassant { .. } => {
+                if !a.allows(unit, Role::Pawn, from, to) {
+                    return None;
+                }
+                let sq = Square::from_coords(to.file(), from.rank());
+                let v = node.ids[sq.to_usize()];
+                if v == EMPTY {
+                    return None;
+                }
+                victim = Some((usize::from(v), sq));
+            }
+            Move::Castle { king, rook } => {
+                let side = castling_side(king, rook);
+                let rook_unit = node.ids[rook.to_usize()];
+                if rook_unit == EMPTY
+                    || !a.may_castle(unit, side)
+                    || !a.may_castle(usize::from(rook_unit), side)
+                {
+                    return None;
+                }
+                moved[0].1.square = side.king_to(mover);
+                moved[1] = (
+                    usize::from(rook_unit),
+                    Place {
+                        role: Role::Rook,
+                        square: side.rook_to(mover),
+                    },
+                );
+                n_moved = 2;
+            }
+            Move::Put { .. } => return None,
+        }
+        if let Some((v, _)) = victim
+            && node.pos.board().role_at(victim_square(victim)) == Some(Role::Pawn)
+            && a.pending_captures(&node.st[ci(mover)], v)
+        {
+            // A pawn with captures still to make cannot be captured.
+            return None;
+        }
+
         let mut pos = node.pos.clone();
         pos.play_unchecked(m);
         if !self.castling_ok(&pos) {
             return None;
         }
+        let mut ids = node.ids;
+        let mut squares = node.squares;
+        ids[from.to_usize()] = EMPTY;
+        if let Some((_, sq)) = victim {
+            ids[sq.to_usize()] = EMPTY;
+        }
+        if let Move::Castle { rook, .. } = m {
+            ids[rook.to_usize()] = EMPTY;
+        }
+        for &(u, place) in &moved[..n_moved] {
+            ids[place.square.to_usize()] = u as u8;
+            squares[u] = place.square as u8;
+        }
         let rights_before = node.pos.castles().castling_rights();
         let rights = pos.castles().castling_rights();
         let lost = rights_before & !rights;
-        let board = pos.board();
 
-        // The mover: the units that moved, then the castling partners whose costs
-        // changed with a lost right (the king, and rooks that stayed).
-        let mut changes = Changes::default();
-        match m {
-            Move::Normal {
-                from,
-                to,
-                role,
-                promotion,
-                ..
-            } => changes.push((from, to, promotion.unwrap_or(role))),
-            Move::EnPassant { from, to } => changes.push((from, to, Role::Pawn)),
-            Move::Castle { king, rook } => {
-                let side = if rook.file() > king.file() {
-                    CastlingSide::KingSide
-                } else {
-                    CastlingSide::QueenSide
-                };
-                changes.push((king, side.king_to(mover), Role::King));
-                changes.push((rook, side.rook_to(mover), Role::Rook));
-            }
-            Move::Put { .. } => return None,
+        // The mover's assignment.
+        let mut mover_st =
+            a.track_move(&node.st[ci(mover)], moved[0].0, moved[0].1, rights, left)?;
+        if n_moved == 2 {
+            mover_st = a.track_move(&mover_st, moved[1].0, moved[1].1, rights, left)?;
         }
-        let mover_lost = lost & Bitboard::from_rank(mover.backrank());
-        if mover_lost.any() {
-            for r in mover_lost {
-                if board
-                    .by_piece(Piece {
-                        color: mover,
-                        role: Role::Rook,
-                    })
-                    .contains(r)
-                    && changes.as_slice().iter().all(|c| c.1 != r)
-                {
-                    changes.push((r, r, Role::Rook));
+        if lost.intersects(Bitboard::from_rank(mover.backrank())) {
+            let partners = self.castling_partners(&pos, &ids, mover, lost);
+            a.track_refresh(&mut mover_st, &partners, rights);
+            if mover_st.value() > left {
+                return None;
+            }
+        }
+
+        // The opponent's, after a capture.
+        let opp_st = if let Some((v, sq)) = victim {
+            let opp_left = moves_left(opp, opp, rem);
+            let by_pawn = node.pos.board().role_at(from) == Some(Role::Pawn);
+            let mut st = a.track_capture(&node.st[ci(opp)], v, unit, by_pawn, sq, opp_left)?;
+            if lost.intersects(Bitboard::from_rank(opp.backrank())) {
+                let partners = self.castling_partners(&pos, &ids, opp, lost);
+                a.track_refresh(&mut st, &partners, rights);
+                if st.value() > opp_left {
+                    return None;
                 }
             }
-            if let Some(k) = board.king_of(mover)
-                && changes.as_slice().iter().all(|c| c.1 != k)
-            {
-                changes.push((k, k, Role::King));
-            }
-        }
-        let (left, opp_missing) = self.budget_of(&pos, mover, rem);
-        let mover_st = Cow::Owned(self.tables.update(
-            &node.st[ci(mover)],
-            mover,
-            rights,
-            changes.as_slice(),
-            left,
-            opp_missing,
-        )?);
-
-        // The opponent, after a capture (which may have taken a castling right:
-        // then its king's costs change).
-        let opp_st = if let Some(captured) = captured_square(m) {
-            let (left, opp_missing) = self.budget_of(&pos, opp, rem);
-            let mut refresh = Changes::default();
-            if (lost & Bitboard::from_rank(opp.backrank())).any()
-                && let Some(k) = board.king_of(opp)
-            {
-                refresh.push((k, k, Role::King));
-            }
-            Cow::Owned(self.tables.remove(
-                &node.st[ci(opp)],
-                captured,
-                opp,
-                rights,
-                refresh.as_slice(),
-                left,
-                opp_missing,
-            )?)
+            Cow::Owned(st)
         } else {
             Cow::Borrowed(&*node.st[ci(opp)])
         };
+        // Each unit of the other side still to be captured takes one move of the mover.
+        if a.capture_rows(&opp_st) > left {
+            return None;
+        }
+        // A pawn makes the captures it needs before it promotes (this move's included).
+        if matches!(
+            m,
+            Move::Normal {
+                promotion: Some(_),
+                ..
+            }
+        ) && a.pending_captures(&opp_st, unit)
+        {
+            return None;
+        }
+
+        // The captures the pawns need must fit in the units the other side still loses.
+        // (Pawns that need no capture on any route always fit.)
+        let pawn_moved = m.role() == Role::Pawn;
+        let check_mover = (pawn_moved || victim.is_some()) && !self.no_pawn_captures[ci(mover)];
+        let check_opp = victim.is_some() && !self.no_pawn_captures[ci(opp)];
+        if check_mover || check_opp {
+            let places = Self::places(&pos, &ids);
+            let lookup = |u: usize| places[u].expect("a live unit has a place");
+            if check_mover && !a.captures_fit(&mover_st, &lookup, a.capture_rows(&opp_st)) {
+                return None;
+            }
+            if check_opp && !a.captures_fit(&opp_st, &lookup, a.capture_rows(&mover_st)) {
+                return None;
+            }
+        }
+
+        let mover_st = Cow::Owned(mover_st);
         let st = if mover == Color::White {
             [mover_st, opp_st]
         } else {
             [opp_st, mover_st]
         };
-        Some(Node { pos, st })
+        let mut node = Node {
+            pos,
+            ids,
+            squares,
+            st,
+            surplus: node.surplus,
+        };
+        // Units that obstruct each other need more together. A side's surplus changes only
+        // when one of its pairs' units moves or castling rights go (captures: recomputed too).
+        let touched = moved[..n_moved]
+            .iter()
+            .any(|&(u, _)| self.pair_units[ci(mover)] & (1 << u) != 0);
+        let recompute = !lost.is_empty() || victim.is_some();
+        if touched || recompute {
+            node.surplus[ci(mover)] = self.pair_surplus(&node, mover);
+        }
+        if recompute {
+            node.surplus[ci(opp)] = self.pair_surplus(&node, opp);
+        }
+        if node.st[ci(mover)].value() + node.surplus[ci(mover)] as i32 > left {
+            return None;
+        }
+        Some(node)
     }
 
-    /// The cheap refutation of [`Tables::refutes`] for a move of one unit that
-    /// keeps the mover's castling rights, before the move is played (`rem` plies
-    /// left after it).
-    fn refuted_before_playing(&self, node: &Node<'_>, m: Move, rem: u32) -> bool {
-        let mover = node.pos.turn();
-        let rights = node.pos.castles().castling_rights();
-        let own_rights = rights & Bitboard::from_rank(mover.backrank());
-        let (from, to, role, captures) = match m {
-            Move::Normal {
-                role,
-                from,
-                capture,
-                to,
-                promotion,
-            } => (from, to, promotion.unwrap_or(role), capture.is_some()),
-            Move::EnPassant { from, to } => (from, to, Role::Pawn, true),
-            Move::Castle { .. } | Move::Put { .. } => return false,
-        };
-        if (m.role() == Role::King && own_rights.any()) || own_rights.contains(from) {
-            return false;
+    /// The surplus of `color`'s pairs of units that obstruct each other, at `node`.
+    fn pair_surplus(&self, node: &Node<'_>, color: Color) -> u32 {
+        let pairs = &self.analysis.pairs[color];
+        if pairs.is_empty() {
+            return 0;
         }
-        let opp = !mover;
-        let opp_missing = node.pos.board().by_color(opp).count() as i32
-            - self.tables.counts[ci(opp)] as i32
-            - i32::from(captures);
-        // After the move the opponent is to move: the mover has rem / 2 moves left.
-        let left = moves_left(mover, opp, rem);
-        self.tables.refutes(
-            &node.st[ci(mover)],
-            mover,
-            rights,
-            (from, to, role),
-            left,
-            opp_missing,
+        let board = node.pos.board();
+        let state_of = |u: usize| {
+            let sq = Square::new(u32::from(node.squares[u]));
+            (usize::from(node.ids[sq.to_usize()]) == u)
+                .then(|| {
+                    board
+                        .role_at(sq)
+                        .map(|r| crate::required::graph::state(r, sq))
+                })
+                .flatten()
+        };
+        crate::required::pairs::surplus(
+            self.analysis,
+            pairs,
+            &state_of,
+            node.pos.castles().castling_rights(),
         )
+    }
+
+    /// The squares where `board` and the target's placement differ.
+    fn differing_squares(&self, board: &shakmaty::Board) -> Bitboard {
+        let t = &self.target.board;
+        let mut diff = board.white() ^ t.white();
+        for role in Role::ALL {
+            diff |= board.by_role(role) ^ t.by_role(role);
+        }
+        diff
     }
 
     /// Whether `pos` is the target (placement, side to move, castling, e.p.).
@@ -404,7 +567,21 @@ impl<'a> Searcher<'a> {
         }
         let mut total = 0u64;
         if rem == 1 {
+            // The last move leaves its from-square empty: it must be one where the placement
+            // still differs from the target's (a move changes at most four squares).
+            let diff = self.differing_squares(node.pos.board());
+            if diff.count() > 4 {
+                return 0;
+            }
             for m in node.pos.legal_moves() {
+                let from = match m {
+                    Move::Normal { from, .. } | Move::EnPassant { from, .. } => from,
+                    Move::Castle { king, .. } => king,
+                    Move::Put { .. } => continue,
+                };
+                if !diff.contains(from) {
+                    continue;
+                }
                 let mut pos = node.pos.clone();
                 pos.play_unchecked(m);
                 total += u64::from(self.is_goal(&pos));
@@ -498,9 +675,16 @@ impl<'a> Searcher<'a> {
     }
 }
 
+/// The square of a captured unit.
+fn victim_square(victim: Option<(usize, Square)>) -> Square {
+    victim.map_or(Square::A1, |v| v.1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::required::{Problem, analyse};
+    use shakmaty::ByColor;
 
     /// Deterministic pseudo-random numbers.
     struct Lcg(u64);
@@ -546,7 +730,8 @@ mod tests {
 
     /// Soundness of every pruning rule along real games: walking a game towards
     /// its own final position, no node on the way may be pruned, whatever the
-    /// target's optional fields say about that game.
+    /// target's optional fields say about that game — with the budget of exactly that
+    /// game's length.
     #[test]
     fn real_games_are_never_pruned() {
         let mut rng = Lcg(2024);
@@ -564,10 +749,22 @@ mod tests {
                 target.castling = Some(pos.castles().castling_rights());
                 target.ep_square = Some(pos.ep_square(EnPassantMode::Always));
             }
-            let Some(tables) = Tables::new(&target.board) else {
-                panic!("target of a real game rejected: {}", target.board);
+            let problem = Problem::proof_game(
+                &target.board,
+                target.castling,
+                ByColor {
+                    white: plies.div_ceil(2),
+                    black: plies / 2,
+                },
+            );
+            let analysis = match analyse(&problem) {
+                Ok(a) => a,
+                Err(e) => panic!(
+                    "analysis refutes a real game ({e}): {}",
+                    super::super::san_line(&game)
+                ),
             };
-            let searcher = Searcher::new(&tables, &target, &Budget::UNLIMITED);
+            let searcher = Searcher::new(&analysis, &target, &Budget::UNLIMITED);
             let mut node = searcher
                 .root(plies)
                 .unwrap_or_else(|| panic!("root pruned for {}", target.board));
@@ -576,10 +773,13 @@ mod tests {
                 node = match searcher.child(&node, m, rem) {
                     Some(child) => Node {
                         pos: child.pos,
+                        ids: child.ids,
+                        squares: child.squares,
                         st: [
                             Cow::Owned(child.st[0].clone().into_owned()),
                             Cow::Owned(child.st[1].clone().into_owned()),
                         ],
+                        surplus: child.surplus,
                     },
                     None => panic!(
                         "pruned after {} plies of {}: {}",
@@ -593,5 +793,68 @@ mod tests {
             checked += 1;
         }
         assert_eq!(checked, 400);
+    }
+}
+
+#[cfg(test)]
+mod regressions {
+    use super::*;
+    use crate::required::{Problem, analyse};
+    use shakmaty::ByColor;
+
+    /// Walks `san` (a proof game of `target`) through the search: no node on the way may be
+    /// pruned. Returns the ply where it was, with the reason.
+    fn walk(target: &str, san: &str) -> Result<(), String> {
+        let target = Target::from_fen(target).unwrap();
+        let game = super::super::parse_san_line(san).unwrap();
+        let plies = game.len() as u32;
+        let problem = Problem::proof_game(
+            &target.board,
+            target.castling,
+            ByColor {
+                white: plies.div_ceil(2),
+                black: plies / 2,
+            },
+        );
+        let analysis = analyse(&problem).map_err(|e| format!("analysis: {e}"))?;
+        let searcher = Searcher::new(&analysis, &target, &Budget::UNLIMITED);
+        let mut node = searcher.root(plies).ok_or("root")?;
+        for (k, &m) in game.iter().enumerate() {
+            let rem = plies - k as u32 - 1;
+            node = match searcher.child(&node, m, rem) {
+                Some(child) => Node {
+                    pos: child.pos,
+                    ids: child.ids,
+                    squares: child.squares,
+                    st: [
+                        Cow::Owned(child.st[0].clone().into_owned()),
+                        Cow::Owned(child.st[1].clone().into_owned()),
+                    ],
+                    surplus: child.surplus,
+                },
+                None => return Err(format!("pruned at ply {} ({m})", k + 1)),
+            };
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn recorded_games_are_never_pruned() {
+        for (target, san) in [
+            (
+                "kn4n1/pppB1pp1/RRrr1Q2/3pp1bp/P6P/1P4P1/b1PPPP1B/1N2K1N1 w",
+                "h4 Nc6 Rh3 d6 Ra3 Be6 Ra6 h5 a4 Rh6 Ra3 Ba2 Rb3 d5 Rbb6 Qd6 b3 O-O-O Ba3 Kb8 \
+                 Bxd6 Ka8 Bh2 Nb8 g3 Rc6 Bh3 Rdd6 Bd7 e6 Qc1 Be7 Qb2 Bg5 Qf6 e5",
+            ),
+            (
+                "1Nr1kbnr/p2pp1pp/2p1Q1b1/1p3p2/8/8/PPP1PPPP/RNB1KBNR b",
+                "d4 b5 d5 Bb7 d6 Be4 Qd5 c6 Qe6 Qc7 dxc7 Bg6 cxb8=N f5 Na6 Rc8 Nb8",
+            ),
+        ] {
+            if san.is_empty() {
+                continue;
+            }
+            walk(target, san).unwrap_or_else(|e| panic!("{target}: {e}"));
+        }
     }
 }

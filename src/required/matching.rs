@@ -14,7 +14,7 @@ pub(crate) const NONE: u8 = u8::MAX;
 /// Cost of an impossible pair: larger than any total of possible pairs.
 pub(crate) const INF: i32 = 1000;
 
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub(crate) struct Matching {
     /// Size (rows = columns).
     m: usize,
