@@ -915,11 +915,12 @@ mod tests {
         );
         assert_eq!((l.count, l.complete), (24, true));
         // Clock 1: the ply before the last must be a reset, so 1.Qa4+ Nc6 (two quiet plies)
-        // is not a history; with clock 2 it is, once for each square the queen came from.
+        // is not a history; with clock 2 it is, once for each pair of squares the queen and the
+        // knight came from (24 with the move number open).
         let fen = "r1b1k1nr/bpp2pqp/p1n1p1p1/3P4/QP5P/3P1P1N/P3P1P1/RNB1KB1R w KQkq -";
-        let qa4 = |clock: u32| {
+        let qa4 = |clock: u32, fullmove: &str| {
             let l = last_moves(
-                &input(&format!("{fen} {clock} 10")),
+                &input(&format!("{fen} {clock} {fullmove}")),
                 2,
                 1,
                 Convention::Fide,
@@ -930,8 +931,13 @@ mod tests {
                 .filter(|s| s.san == ["Qa4+", "Nc6"])
                 .count()
         };
-        assert_eq!(qa4(1), 0);
-        assert_eq!(qa4(2), 3);
+        assert_eq!(qa4(1, "?"), 0);
+        assert_eq!(qa4(2, "?"), 24);
+        // At move 10 (18 plies) none is: Black's eighth move would be the reset, a pawn move,
+        // yet e6 and g6 must come before the queen's and the bishop's walks (through e7, to
+        // g7), a6 before the bishop lands on a7, and d5 before White's cxd5; Black has no
+        // move to spare. The required-moves bounds see it.
+        assert_eq!(qa4(2, "10"), 0);
     }
 
     #[test]
