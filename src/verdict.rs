@@ -15,7 +15,7 @@ use crate::{
     certify::{CertifiedLine, Proofs},
     clock::{Certificate, ClockAnswer, MAX_WALK_PLIES, MaxClock, Standing},
     position::{Field, PositionInput},
-    proofgame::{Target, fewest_plies},
+    proofgame::{Target, fewest_plies_single},
     rules::Rules,
     stipulation::{Comparison, MoveNumber, Stipulation},
 };
@@ -739,12 +739,12 @@ fn plies_too_few(input: &PositionInput, plies: u64) -> Option<String> {
         return None;
     }
     let target = Target::new(input.board.clone(), input.turn);
-    if fewest_plies(&target, plies as u32).is_some() {
+    if fewest_plies_single(&target, plies as u32).is_some() {
         return None;
     }
     // The fewest plies the bounds allow: they admit a length once they admit a shorter one
     // (more moves never hurt them), so a bisection finds it.
-    let admits = |n: u64| fewest_plies(&target, n as u32).is_some();
+    let admits = |n: u64| fewest_plies_single(&target, n as u32).is_some();
     if !admits(FULLMOVE_CHECK_LIMIT) {
         return Some(format!(
             "no game of up to {FULLMOVE_CHECK_LIMIT} plies reaches this position (proof-game bounds)"

@@ -117,11 +117,15 @@ fn real_clocks_of_random_games_lie_inside_the_proven_bounds() {
                     usize::from(c.min == Some(real)),
                     usize::from(!matches!(c.max, MaxClock::Unknown { .. })),
                 );
-                let full = format!("{} {real} {}", s.fen, s.ply / 2 + 1);
-                let input = PositionInput::parse(&full).expect("own FEN parses");
-                let answer = decide(Stipulation::Fen, &input, c, Proofs::default());
-                if answer.verdict == Verdict::No {
-                    failures.push(format!("{tag}: `fen` answered no: {:?}", answer.notes));
+                // The `fen` question (its move number checked by the costly required-moves
+                // bounds) on every fourth ply.
+                if s.ply % 4 == 0 {
+                    let full = format!("{} {real} {}", s.fen, s.ply / 2 + 1);
+                    let input = PositionInput::parse(&full).expect("own FEN parses");
+                    let answer = decide(Stipulation::Fen, &input, c, Proofs::default());
+                    if answer.verdict == Verdict::No {
+                        failures.push(format!("{tag}: `fen` answered no: {:?}", answer.notes));
+                    }
                 }
                 (failures, counts.0, counts.1, counts.2)
             })

@@ -182,10 +182,25 @@ pub fn fewest_plies(target: &Target, max_plies: u32) -> Option<u32> {
     Some(analysis.fewest_plies(Color::White))
 }
 
+/// [`fewest_plies`] without the joint play of units that obstruct each other: a weaker bound
+/// (never above it), far cheaper, for checks asked of many positions (the `fen` question's
+/// move number).
+pub fn fewest_plies_single(target: &Target, max_plies: u32) -> Option<u32> {
+    let problem = problem_for(target, max_plies)?;
+    let analysis = crate::required::analyse_single(&problem).ok()?;
+    Some(analysis.fewest_plies(Color::White))
+}
+
 /// The analysis of the units' required moves for games of at most `plies` plies from the
 /// initial array to `target`; `None` when it proves that there is none (or the target cannot
 /// exist: kings, pawns on the first or last rank, more than 16 units or 8 pawns of a side).
 fn analysis_for(target: &Target, plies: u32) -> Option<Analysis> {
+    analyse(&problem_for(target, plies)?).ok()
+}
+
+/// The required-moves problem of games of at most `plies` plies to `target`; `None` when the
+/// target cannot exist (see [`analysis_for`]).
+fn problem_for(target: &Target, plies: u32) -> Option<Problem> {
     let board = &target.board;
     for color in Color::ALL {
         let side = board.by_color(color);
@@ -204,7 +219,7 @@ fn analysis_for(target: &Target, plies: u32) -> Option<Analysis> {
         white: plies.div_ceil(2),
         black: plies / 2,
     };
-    analyse(&Problem::proof_game(board, target.castling, moves)).ok()
+    Some(Problem::proof_game(board, target.castling, moves))
 }
 
 /// Result of [`proof_games`].

@@ -66,7 +66,7 @@ use std::fmt;
 
 use shakmaty::{Bitboard, Board, ByColor, Color, Piece, Role, Square};
 
-pub use analysis::{Analysis, analyse};
+pub use analysis::{Analysis, analyse, analyse_single};
 pub use tracker::Tracker;
 
 /// What a unit must do by the end.
