@@ -13,7 +13,7 @@
 //!   `P = 2·(M−1)`, one more with Black to move. No sequence goes back beyond the initial array;
 //!   one that reaches back P plies must start there; every position on the way must be reachable
 //!   from the initial array in the plies left before it (the proof-game bounds,
-//!   [`crate::proofgame::fewest_plies`]). When N = P the answer is the complete reconstruction:
+//!   [`crate::proofgame::fewest_plies_single`]). When N = P the answer is the complete reconstruction:
 //!   every game of P plies from the initial array that ends in the position, counted by the
 //!   proof-game search after the plies the clock constrains have been taken back. A move number
 //!   that leaves fewer than N plies is answered with that reason.
@@ -384,7 +384,7 @@ impl Search<'_> {
             return known;
         }
         self.bounds += 1;
-        let reachable = proofgame::fewest_plies(&target(pos), left as u32).is_some();
+        let reachable = proofgame::fewest_plies_single(&target(pos), left as u32).is_some();
         self.reached.insert(key, reachable);
         reachable
     }

@@ -77,7 +77,7 @@ fn random_game_positions_list_their_real_last_moves() {
     ]
     .into_iter()
     .enumerate()
-    .flat_map(|(i, steer)| random_games(3, 70, 0x1A57 + i as u64, steer))
+    .flat_map(|(i, steer)| random_games(1, 70, 0x1A57 + i as u64, steer))
     .collect();
     let budget = LastMovesBudget {
         limit: usize::MAX,
