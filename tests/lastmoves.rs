@@ -77,7 +77,7 @@ fn random_game_positions_list_their_real_last_moves() {
     ]
     .into_iter()
     .enumerate()
-    .flat_map(|(i, steer)| random_games(1, 70, 0x1A57 + i as u64, steer))
+    .flat_map(|(i, steer)| random_games(5, 70, 0x1A57 + i as u64, steer))
     .collect();
     let budget = LastMovesBudget {
         limit: usize::MAX,
@@ -86,8 +86,10 @@ fn random_game_positions_list_their_real_last_moves() {
     };
     let (mut positions, mut sequences, mut incomplete) = (0, 0u64, 0);
     for (g, game) in games.iter().enumerate() {
-        // Positions at a few plies of each game, the first after 3 plies.
-        for end in [3, game.len() / 3, game.len() / 2, game.len()] {
+        // Positions near the start of each game (after 3 plies: the sequences reach the
+        // initial array) and at its end. (Positions 20 to 48 plies in cost a required-moves
+        // analysis for every position on every sequence: too slow for CI.)
+        for end in [3, game.len()] {
             if end < 3 || end > game.len() {
                 continue;
             }
