@@ -23,9 +23,10 @@
 //!     _ => Goal::Squares(Bitboard::FULL),
 //! });
 //! let analysis = analyse(&problem).unwrap();
-//! // Ke1-f1-g1 would need f1 free before the rook goes there: the bound counts 2 king moves
-//! // and 2 rook moves (h1-g1... no: h1 to f1 is one move, once the king is past).
-//! assert_eq!(analysis.lower_bound(Color::White), 3);
+//! // Alone, the king needs 2 moves and the rook 1; but on the first rank neither can pass the
+//! // other (f2, g2, h2 stand), so the king steps aside: Ke2, Re1, Kf1, Kg1, Rf1. The joint
+//! // play of the pair counts it: 5.
+//! assert_eq!(analysis.lower_bound(Color::White), 5);
 //! // With the budget of moves given, the same analysis proves 2 moves are not enough.
 //! let tight = Problem { moves: ByColor { white: 2, black: 0 }, ..problem };
 //! assert!(analyse(&tight).is_err());
