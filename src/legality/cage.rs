@@ -27,7 +27,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use shakmaty::{Bitboard, Board, Color, File, Piece, Rank, Role, Square, attacks};
+use shakmaty::{Bitboard, Board, Color, Piece, Rank, Role, Square, attacks};
+
+use super::position::original_squares;
 
 /// The most states (pawn placements with the unit's region) one unit's test may visit; beyond,
 /// it refutes nothing.
@@ -159,28 +161,18 @@ fn frozen_units(board: &Board, castling: Bitboard) -> Bitboard {
 /// The squares a unit of this piece may have started the game on: its original squares (a
 /// bishop's of its square colour), and the promotion rank when its side may have promoted.
 fn origins(piece: Piece, square: Square, promotes: bool) -> Bitboard {
-    let back = Bitboard::from_rank(piece.color.fold_wb(Rank::First, Rank::Eighth));
-    let files = |fs: &[File]| {
-        fs.iter()
-            .fold(Bitboard::EMPTY, |b, &f| b | Bitboard::from_file(f))
-    };
-    let mut squares = back
-        & match piece.role {
-            Role::Knight => files(&[File::B, File::G]),
-            Role::Bishop => files(&[File::C, File::F]),
-            Role::Rook => files(&[File::A, File::H]),
-            Role::Queen => files(&[File::D]),
-            Role::King => files(&[File::E]),
-            Role::Pawn => Bitboard::EMPTY,
-        };
+    let mut squares = original_squares(piece, square);
     if promotes && piece.role != Role::King {
-        squares |= Bitboard::from_rank(piece.color.fold_wb(Rank::Eighth, Rank::First));
-    }
-    if piece.role == Role::Bishop {
-        squares &= if square.is_light() {
+        let colour = if square.is_light() {
             Bitboard::LIGHT_SQUARES
         } else {
             Bitboard::DARK_SQUARES
+        };
+        let rank = Bitboard::from_rank(piece.color.fold_wb(Rank::Eighth, Rank::First));
+        squares |= if piece.role == Role::Bishop {
+            rank & colour
+        } else {
+            rank
         };
     }
     squares
@@ -378,6 +370,7 @@ fn walls_around(key: &CageKey) -> Bitboard {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shakmaty::File;
 
     fn caged(fen: &str, castling: Bitboard) -> Option<Caged> {
         let board: Board = fen.parse().expect("a board");

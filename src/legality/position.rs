@@ -451,7 +451,7 @@ pub(super) fn step_targets(role: Role, sq: Square) -> Bitboard {
 
 /// The squares `piece` can have started the game on (for a bishop, the one of its square's
 /// colour).
-fn original_squares(piece: Piece, sq: Square) -> Bitboard {
+pub(super) fn original_squares(piece: Piece, sq: Square) -> Bitboard {
     let back = Bitboard::from_rank(piece.color.fold_wb(Rank::First, Rank::Eighth));
     let files = |fs: &[File]| {
         fs.iter()
