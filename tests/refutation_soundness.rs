@@ -2,12 +2,14 @@
 //! every position of the corpus games that start from the initial array, and of seeded random
 //! games (with long runs of piece moves, and with captures that thin the material out), is
 //! checked. Each rule's count of positions checked and of firings is printed; any firing fails.
+//! The costlier sealing rule (a predecessor's whole reversible graph has no way in) is checked
+//! on a sample of the positions right before a reset, where the solver applies it.
 
 mod common;
 
 use common::{corpus, positions};
 use retroclock::{
-    clock::parity_by_resets,
+    clock::{Budget, parity_by_resets, sealed::sealed},
     legality::{HistoryCache, refute_history},
     position::Position,
     rules::Convention,
@@ -91,4 +93,57 @@ fn no_refutation_fires_on_a_real_game() {
             .collect::<Vec<_>>()
             .join("\n")
     );
+}
+
+/// The positions right before a reset move (the next position's clock is 0), every `step`-th.
+fn before_resets(games: &[Vec<Setup>], step: usize) -> Vec<Position> {
+    games
+        .iter()
+        .flat_map(|game| game.windows(2))
+        .filter(|w| w[1].halfmoves == 0)
+        .step_by(step)
+        .map(|w| Position::from_setup(&w[0]))
+        .collect()
+}
+
+#[test]
+fn no_real_predecessor_of_a_reset_is_sealed() {
+    // Small enough that the graphs of sparse positions are explored completely (and their
+    // refinement must find an origin that stands), large enough to show sealing where it
+    // fires on composed positions.
+    let budget = Budget {
+        max_nodes: 20_000,
+        seal_nodes: 20_000,
+        ..Budget::default()
+    };
+    let mut samples = Vec::new();
+    match corpus::initial_array_games() {
+        Some(games) => samples.extend(before_resets(&games, 10)),
+        None => println!("skipped: corpus not found"),
+    }
+    for (steer, seed) in [
+        (positions::Steer::Captures, 21),
+        (positions::Steer::Uniform, 22),
+    ] {
+        let games: Vec<Vec<Setup>> = positions::random_games(30, 300, seed, steer)
+            .into_iter()
+            .map(|plies| plies.into_iter().map(|p| p.after).collect())
+            .collect();
+        samples.extend(before_resets(&games, 2));
+    }
+    let mut failures = Vec::new();
+    for pos in &samples {
+        for convention in [Convention::Fide, Convention::Retro] {
+            if let Some(r) = sealed(pos, convention, &budget) {
+                failures.push(format!("{} ({convention:?}): {r}", pos.fen4()));
+            }
+        }
+    }
+    println!(
+        "sealing on real predecessors of resets: {} positions, {} firings",
+        samples.len(),
+        failures.len()
+    );
+    assert!(samples.len() >= 1_000, "only {} positions", samples.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -11,6 +11,7 @@ pub mod bits;
 pub mod identity;
 pub mod origin;
 pub mod refine;
+pub mod sealed;
 pub mod search;
 
 use std::collections::HashMap;

@@ -293,8 +293,10 @@ pub(crate) fn origin_status_cached(
 }
 
 /// As [`origin_status_counted`], refuting each reset's predecessor also by its whole history
-/// ([`legality::refute_history`]): a predecessor so refuted counts as dead. Returns the status
-/// and the refutations found (one per predecessor refuted that way).
+/// ([`legality::refute_history`]), and then, where a chain stands below it, by `seal` (which
+/// may look at the predecessor's whole reversible graph, [`super::sealed`]): a predecessor so
+/// refuted counts as dead. Returns the status and the refutations found (one per predecessor
+/// refuted that way).
 pub fn origin_status_refuting(
     pos: &Position,
     convention: Convention,
@@ -302,6 +304,7 @@ pub fn origin_status_refuting(
     budget: u64,
     spent: &mut u64,
     history: &mut legality::HistoryCache,
+    seal: &mut dyn FnMut(&Position) -> Option<legality::Refutation>,
 ) -> (ChainStatus, Vec<legality::Refutation>) {
     if pos.is_initial() {
         return (ChainStatus::Found, Vec::new());
@@ -323,7 +326,16 @@ pub fn origin_status_refuting(
                 refutations.push(refutation);
                 ChainStatus::Dead
             } else {
-                chain_status(q, depth, &mut left)
+                match chain_status(q, depth, &mut left) {
+                    ChainStatus::Dead => ChainStatus::Dead,
+                    standing => match seal(q) {
+                        Some(refutation) => {
+                            refutations.push(refutation);
+                            ChainStatus::Dead
+                        }
+                        None => standing,
+                    },
+                }
             };
             *spent += budget - left;
             match found {
@@ -344,14 +356,20 @@ pub fn origin_status_refuting(
 
 /// Runs `f` with this thread's cache of history refutations (the cage searches and the
 /// bookkeeping are costly, and the positions of one answer, or of one game, share their pawns
-/// and material); the cache is emptied every 65,536 uses.
+/// and material); the cache is emptied every 65,536 uses. A call made while the cache is in
+/// use (from inside `f`) runs with a fresh cache.
 pub(crate) fn with_history<R>(f: impl FnOnce(&mut legality::HistoryCache) -> R) -> R {
     thread_local! {
         static HISTORY: std::cell::RefCell<(u32, legality::HistoryCache)> =
             std::cell::RefCell::new((0, legality::HistoryCache::new()));
     }
     HISTORY.with(|h| {
-        let (uses, cache) = &mut *h.borrow_mut();
+        // A check inside another (the sealed predecessors' own searches) gets a cache of its
+        // own.
+        let Ok(mut held) = h.try_borrow_mut() else {
+            return f(&mut legality::HistoryCache::new());
+        };
+        let (uses, cache) = &mut *held;
         *uses += 1;
         if *uses > 65_536 {
             *uses = 0;

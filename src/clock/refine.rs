@@ -10,8 +10,10 @@
 //!   whole history ([`crate::legality::refute_history`]: a unit caged where it cannot have got),
 //!   is dropped (a proof: only necessary conditions are used), and the next nearest candidates
 //!   are tried;
-//! * a candidate with a chain at the deepest depth, or whose check runs out of budget, stands,
-//!   and the minimum is its distance.
+//! * a candidate with a chain at the deepest depth is last checked for sealed predecessors
+//!   ([`super::sealed`]: no reset leads into the predecessor's whole reversible graph); one
+//!   that survives that too, or whose check runs out of budget, stands, and the minimum is its
+//!   distance.
 
 use std::time::Instant;
 
@@ -20,6 +22,7 @@ use crate::rules::Convention;
 use super::{
     origin::{ChainStatus, origin_status_counted, origin_status_refuting, with_history},
     position_of,
+    sealed::sealed,
     search::{Budget, Graph},
 };
 
@@ -51,7 +54,7 @@ pub struct Refinement {
 /// The candidates one rule refuted, for an answer that shows what its bound rests on.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuleGroup {
-    /// The rule: `chain`, `bookkeeping` or `cage`.
+    /// The rule: `chain`, `bookkeeping`, `cage` or `sealed`.
     pub rule: &'static str,
     /// How many candidates it refuted.
     pub count: usize,
@@ -100,7 +103,8 @@ pub struct Refuted {
     /// What refuted the predecessors of its resets by their histories (empty when deeper chains
     /// did): one entry per predecessor.
     pub histories: Vec<String>,
-    /// The rule that refuted it: `chain` (every line dies) or the history rule (`cage`).
+    /// The rule that refuted it: `chain` (every line dies), a history rule (`bookkeeping`,
+    /// `cage`), or `sealed` (a predecessor's whole reversible graph has no way in).
     pub rule: &'static str,
 }
 
@@ -159,6 +163,7 @@ pub fn refine_minimum(graph: &mut Graph, convention: Convention, budget: &Budget
                     budget.deep_chain_budget,
                     &mut out.positions,
                     history,
+                    &mut |_| None,
                 )
             });
             if verdict == ChainStatus::Dead && !refutations.is_empty() {
@@ -193,6 +198,37 @@ pub fn refine_minimum(graph: &mut Graph, convention: Convention, budget: &Budget
                         histories: Vec::new(),
                         rule: "chain",
                     });
+                }
+                ChainStatus::Found if budget.seal_nodes > 0 => {
+                    // Standing so far: last, each reset's predecessor may be sealed (no way
+                    // into its whole reversible graph).
+                    let (verdict, refutations) = with_history(|history| {
+                        origin_status_refuting(
+                            &pos,
+                            convention,
+                            depth,
+                            budget.deep_chain_budget,
+                            &mut out.positions,
+                            history,
+                            &mut |q| sealed(q, convention, budget),
+                        )
+                    });
+                    if verdict == ChainStatus::Dead && !refutations.is_empty() {
+                        graph.origin.remove(i);
+                        // The sealed predecessors first: the candidate stood until they fell.
+                        let mut refutations = refutations;
+                        refutations.sort_by_key(|r| r.rule() != "sealed");
+                        let rule = refutations[0].rule();
+                        out.refuted.push(Refuted {
+                            distance,
+                            depth,
+                            histories: refutations.iter().map(|r| r.to_string()).collect(),
+                            rule,
+                        });
+                        continue;
+                    }
+                    out.confirmed_depth = Some(depth);
+                    return out;
                 }
                 ChainStatus::Found => {
                     out.confirmed_depth = Some(depth);

@@ -310,6 +310,10 @@ pub struct Budget {
     pub max_chain_depth: u32,
     /// Positions generated at most per deeper check.
     pub deep_chain_budget: u64,
+    /// The most positions of a reset predecessor's own reversible graph explored to show that
+    /// no reset leads into it ([`super::sealed`]), on the origins that decide the minimum and
+    /// still stand after the deeper chains; 0 switches the check off.
+    pub seal_nodes: u64,
 }
 
 impl Default for Budget {
@@ -322,6 +326,7 @@ impl Default for Budget {
             chain_budget: 20_000,
             max_chain_depth: 6,
             deep_chain_budget: 200_000,
+            seal_nodes: 300_000,
         }
     }
 }

@@ -23,6 +23,16 @@ pub enum Refutation {
     /// No assignment of the pawns to original pawns, promotions and captures explains the
     /// position ([`super::bookkeeping`]).
     Bookkeeping,
+    /// The position's whole graph of reversible retractions was explored and every reset
+    /// that could lead into it is refuted: whatever must be undone before a capture, a pawn
+    /// move or a castling can be taken back cannot be undone (the clock solver's
+    /// `clock::sealed`).
+    Sealed {
+        /// Positions in the graph.
+        positions: u64,
+        /// Resets refuted in it, by rule, the most frequent first.
+        by_rule: Vec<(&'static str, usize)>,
+    },
 }
 
 impl Refutation {
@@ -31,6 +41,7 @@ impl Refutation {
         match self {
             Refutation::Caged(_) => "cage",
             Refutation::Bookkeeping => "bookkeeping",
+            Refutation::Sealed { .. } => "sealed",
         }
     }
 }
@@ -39,6 +50,21 @@ impl fmt::Display for Refutation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Refutation::Caged(c) => c.fmt(f),
+            Refutation::Sealed { positions, by_rule } => {
+                write!(
+                    f,
+                    "its whole graph of reversible retractions ({positions} positions) was explored and no reset can lead into it"
+                )?;
+                let parts: Vec<String> = by_rule
+                    .iter()
+                    .map(|(rule, n)| format!("{n} by {rule}"))
+                    .collect();
+                if parts.is_empty() {
+                    f.write_str(" (none can be taken back at all)")
+                } else {
+                    write!(f, " ({} refuted)", parts.join(", "))
+                }
+            }
             Refutation::Bookkeeping => f.write_str(
                 "no bookkeeping of the pawns explains it: whichever original pawn each pawn is, and whichever of the others promoted or were captured, the captures exceed the units lost, the promotions fall short of the extra pieces, or two pawns that never left a file got past each other",
             ),
