@@ -421,8 +421,8 @@ pub fn solve_clock(
 /// Whether no position reachable from `pos` by reversible retractions has a reset retraction:
 /// both sides have all 16 units (nothing can be put back), every pawn stands on its starting
 /// rank (no pawn move or promotion can be taken back), and castling cannot be taken back as a
-/// reset (all four rights, which freeze kings and rooks and stay in every predecessor, or the
-/// FIDE convention, under which castling is reversible). Then the only origin is the initial
+/// reset (each side holds a right, so its king never moved and it never castled; or the FIDE
+/// convention, under which castling is reversible). Then the only origin is the initial
 /// array, and the clock counts every ply: its parity is that of the side to move.
 fn resets_closed(pos: &Position, convention: Convention) -> bool {
     let board = &pos.board;
@@ -431,7 +431,10 @@ fn resets_closed(pos: &Position, convention: Convention) -> bool {
         .all(|&c| board.by_color(c).count() == 16);
     let pawns_home = (board.pawns() & board.white()) == Bitboard::from_rank(shakmaty::Rank::Second)
         && (board.pawns() & board.black()) == Bitboard::from_rank(shakmaty::Rank::Seventh);
-    let castling_closed = !convention.castling_resets() || pos.castling == Bitboard::CORNERS;
+    let castling_closed = !convention.castling_resets()
+        || shakmaty::Color::ALL
+            .iter()
+            .all(|&c| (pos.castling & board.by_color(c)).any());
     full && pawns_home && castling_closed && pos.ep_square.is_none()
 }
 
