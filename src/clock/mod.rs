@@ -648,6 +648,18 @@ mod tests {
     }
 
     #[test]
+    fn one_right_per_side_closes_castling_as_a_reset() {
+        // Every unit on the board, every pawn at home: under the Codex, castling is the only
+        // reset left, and a side that holds any right never moved its king.
+        let closed = pos("r1bqkbnr/pppppppp/n7/8/8/5N2/PPPPPPPP/RNBQKBR1 b Qkq -");
+        assert!(resets_closed(&closed, Convention::Retro));
+        // Without a right, the rule does not rule Black's castling out.
+        let open = pos("r1bqkbnr/pppppppp/n7/8/8/5N2/PPPPPPPP/RNBQKBR1 b Q -");
+        assert!(!resets_closed(&open, Convention::Retro));
+        assert!(resets_closed(&open, Convention::Fide));
+    }
+
+    #[test]
     fn a_clock_of_the_wrong_parity_is_impossible() {
         let input =
             PositionInput::parse("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 5 10")

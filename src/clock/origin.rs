@@ -263,33 +263,17 @@ pub(crate) fn origin_status_cached(
     if found {
         return ChainStatus::Found;
     }
-    let mut status = ChainStatus::Dead;
-    visit_retractions_cached(pos, Filter::Resets(convention), cache, |r| {
-        let q = &r.predecessor;
-        let mut left = budget;
-        // A unit put back by an un-capture may stand where no unit can have got (walled off
-        // by pawns that never moved): such a reset is refuted at once.
-        let found = if q.is_initial() {
-            ChainStatus::Found
-        } else if reset_predecessor_passes(q) {
-            chain_status(q, depth, &mut left)
-        } else {
-            ChainStatus::Dead
-        };
-        *spent += budget - left;
-        match found {
-            ChainStatus::Found => {
-                status = ChainStatus::Found;
-                false
-            }
-            ChainStatus::Unknown => {
-                status = ChainStatus::Unknown;
-                true
-            }
-            ChainStatus::Dead => true,
-        }
-    });
-    status
+    resets_status(
+        pos,
+        convention,
+        depth,
+        budget,
+        spent,
+        cache,
+        None,
+        &mut |_| None,
+    )
+    .0
 }
 
 /// As [`origin_status_counted`], refuting each reset's predecessor also by its whole history
@@ -309,48 +293,76 @@ pub fn origin_status_refuting(
     if pos.is_initial() {
         return (ChainStatus::Found, Vec::new());
     }
+    resets_status(
+        pos,
+        convention,
+        depth,
+        budget,
+        spent,
+        &mut MaterialCache::new(),
+        Some(history),
+        seal,
+    )
+}
+
+/// Looks at every reset retraction of `pos`: `Found` as soon as one leads to the initial array
+/// or to a predecessor that passes the static checks ([`reset_predecessor_passes`]: a unit put
+/// back by an un-capture may stand where no unit can have got, walled off by pawns that never
+/// moved), is not refuted by its history (when `history` is given) and has a chain `depth`
+/// deep (`budget` positions per reset, counted in `spent`) that `seal` does not refute;
+/// `Unknown` if a budget ran out on one and none was found; `Dead` otherwise. Returns the
+/// refutations by history and by `seal` too.
+#[allow(clippy::too_many_arguments)]
+fn resets_status(
+    pos: &Position,
+    convention: Convention,
+    depth: u32,
+    budget: u64,
+    spent: &mut u64,
+    cache: &mut MaterialCache,
+    mut history: Option<&mut legality::HistoryCache>,
+    seal: &mut dyn FnMut(&Position) -> Option<legality::Refutation>,
+) -> (ChainStatus, Vec<legality::Refutation>) {
     let mut status = ChainStatus::Dead;
     let mut refutations = Vec::new();
-    visit_retractions_cached(
-        pos,
-        Filter::Resets(convention),
-        &mut MaterialCache::new(),
-        |r| {
-            let q = &r.predecessor;
-            let mut left = budget;
-            let found = if q.is_initial() {
-                ChainStatus::Found
-            } else if !reset_predecessor_passes(q) {
-                ChainStatus::Dead
-            } else if let Some(refutation) = legality::refute_history(q, history) {
-                refutations.push(refutation);
-                ChainStatus::Dead
-            } else {
-                match chain_status(q, depth, &mut left) {
-                    ChainStatus::Dead => ChainStatus::Dead,
-                    standing => match seal(q) {
-                        Some(refutation) => {
-                            refutations.push(refutation);
-                            ChainStatus::Dead
-                        }
-                        None => standing,
-                    },
-                }
-            };
-            *spent += budget - left;
-            match found {
-                ChainStatus::Found => {
-                    status = ChainStatus::Found;
-                    false
-                }
-                ChainStatus::Unknown => {
-                    status = ChainStatus::Unknown;
-                    true
-                }
-                ChainStatus::Dead => true,
+    visit_retractions_cached(pos, Filter::Resets(convention), cache, |r| {
+        let q = &r.predecessor;
+        let mut left = budget;
+        let found = if q.is_initial() {
+            ChainStatus::Found
+        } else if !reset_predecessor_passes(q) {
+            ChainStatus::Dead
+        } else if let Some(refutation) = history
+            .as_deref_mut()
+            .and_then(|h| legality::refute_history(q, h))
+        {
+            refutations.push(refutation);
+            ChainStatus::Dead
+        } else {
+            match chain_status(q, depth, &mut left) {
+                ChainStatus::Dead => ChainStatus::Dead,
+                standing => match seal(q) {
+                    Some(refutation) => {
+                        refutations.push(refutation);
+                        ChainStatus::Dead
+                    }
+                    None => standing,
+                },
             }
-        },
-    );
+        };
+        *spent += budget - left;
+        match found {
+            ChainStatus::Found => {
+                status = ChainStatus::Found;
+                false
+            }
+            ChainStatus::Unknown => {
+                status = ChainStatus::Unknown;
+                true
+            }
+            ChainStatus::Dead => true,
+        }
+    });
     (status, refutations)
 }
 
