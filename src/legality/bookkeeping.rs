@@ -57,9 +57,10 @@ type Summary = ([Straight; 8], u8, u8);
 type Summaries = HashMap<Summary, u8, BuildHasherDefault<FastHasher>>;
 
 /// A multiplicative hasher for the summaries (small keys hashed at every leaf of the
-/// enumeration, where SipHash dominated the time); no input comes from outside the solver.
+/// enumeration, where SipHash dominated the time) and the cages' states; no input comes from
+/// outside the solver.
 #[derive(Default)]
-struct FastHasher(u64);
+pub(super) struct FastHasher(u64);
 
 impl Hasher for FastHasher {
     fn finish(&self) -> u64 {

@@ -25,11 +25,17 @@
 //! that wall it in. Every relaxation above only lets the unit out more easily, so the test never
 //! refutes a position a real game reaches; a test that runs out of its budget refutes nothing.
 
-use std::collections::{HashMap, HashSet};
+use std::{
+    collections::{HashMap, HashSet},
+    hash::BuildHasherDefault,
+};
 
 use shakmaty::{Bitboard, Board, Color, Piece, Rank, Role, Square, attacks};
 
-use super::position::original_squares;
+use super::{bookkeeping::FastHasher, position::original_squares};
+
+/// A map with the solver's own small keys, hashed fast.
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
 
 /// The most states (pawn placements with the unit's region) one unit's test may visit; beyond,
 /// it refutes nothing.
@@ -75,7 +81,10 @@ impl std::fmt::Display for Caged {
 /// predecessors of one graph's resets often have).
 #[derive(Default, Debug)]
 pub struct CageCache {
-    results: HashMap<CageKey, bool>,
+    results: FastMap<CageKey, bool>,
+    /// The fewest file changes that send one side's pawns back to distinct files
+    /// ([`origins_cost`]), by pawns and side.
+    costs: FastMap<(Bitboard, Color), Option<u8>>,
 }
 
 impl CageCache {
@@ -92,6 +101,8 @@ struct CageKey {
     black_pawns: Bitboard,
     walls: Bitboard,
     piece: Piece,
+    /// The first square of the region the unit reaches among the pawns and `walls` (any
+    /// square of it gives the same test).
     square: Square,
     promotes: bool,
     /// How many captures each side can take back (`[white, black]`): the other side's units
@@ -112,16 +123,29 @@ pub fn caged_unit(board: &Board, castling: Bitboard, cache: &mut CageCache) -> O
         };
         let own_pawns = (board.pawns() & board.by_color(piece.color)).count();
         let missing = |c: Color| 16u8.saturating_sub(board.by_color(c).count() as u8);
+        // The test depends on the region the unit can reach among the pawns and frozen units,
+        // not on its square in it (its moves are symmetric): the region's first square stands
+        // for all of it, so the units of one search share their results.
+        let anchor = region(piece, square, board.pawns() | frozen)
+            .first()
+            .unwrap_or(square);
         let key = CageKey {
             white_pawns: board.pawns() & board.white(),
             black_pawns: board.pawns() & board.black(),
             walls: frozen,
             piece,
-            square,
+            square: anchor,
             promotes: own_pawns < 8,
             captures: [missing(Color::Black), missing(Color::White)],
         };
-        let escapes = *cache.results.entry(key).or_insert_with(|| escapes(&key));
+        let escapes = match cache.results.get(&key) {
+            Some(&known) => known,
+            None => {
+                let found = escapes(&key, &mut cache.costs);
+                cache.results.insert(key, found);
+                found
+            }
+        };
         if !escapes {
             return Some(Caged {
                 piece,
@@ -206,7 +230,7 @@ struct State {
 
 /// Whether the unit of `key` can get back to one of its possible starting squares in some
 /// over-approximated history (true also when the search runs out of states).
-fn escapes(key: &CageKey) -> bool {
+fn escapes(key: &CageKey, costs: &mut FastMap<(Bitboard, Color), Option<u8>>) -> bool {
     let goals = origins(key.piece, key.square, key.promotes);
     if goals.is_empty() {
         return true;
@@ -222,7 +246,7 @@ fn escapes(key: &CageKey) -> bool {
     if (first & goals).any() {
         return true;
     }
-    let mut seen: HashSet<State> = HashSet::new();
+    let mut seen: HashSet<State, BuildHasherDefault<FastHasher>> = HashSet::default();
     let start = State {
         at: first.first().unwrap_or(key.square),
         ..start
@@ -260,7 +284,10 @@ fn escapes(key: &CageKey) -> bool {
                         captures[side] -= 1;
                     }
                     let moved = pawns.without(from).with(to);
-                    if !origins_fit(moved, color, captures[side]) {
+                    let cost = *costs
+                        .entry((moved, color))
+                        .or_insert_with(|| origins_cost(moved, color));
+                    if cost.is_none_or(|c| c > captures[side]) {
                         continue;
                     }
                     let (white, black) = if color == Color::White {
@@ -323,11 +350,11 @@ fn steps_back(color: Color, from: Square, blocked: Bitboard) -> Bitboard {
     out
 }
 
-/// Whether the pawns of `color` on `pawns` can each have come from a file of their own with at
-/// most `captures` captures in all: a pawn changes files only by capturing, at most once per
-/// rank it advanced, and a pawn on its second rank never moved. (The fewest captures over every
-/// assignment of files, by a table over the sets of files used.)
-fn origins_fit(pawns: Bitboard, color: Color, captures: u8) -> bool {
+/// The fewest captures with which the pawns of `color` on `pawns` can each have come from a
+/// file of their own (None when no assignment exists): a pawn changes files only by capturing,
+/// at most once per rank it advanced, and a pawn on its second rank never moved. (A table over
+/// the sets of files used.)
+fn origins_cost(pawns: Bitboard, color: Color) -> Option<u8> {
     const NONE: u8 = u8::MAX;
     let mut best = [NONE; 256];
     best[0] = 0;
@@ -353,7 +380,7 @@ fn origins_fit(pawns: Bitboard, color: Color, captures: u8) -> bool {
         }
         best = next;
     }
-    best.iter().any(|&c| c != NONE && c <= captures)
+    best.iter().copied().filter(|&c| c != NONE).min()
 }
 
 /// The pawns and frozen units next to the region a unit reaches in the position of `key`.
@@ -419,6 +446,10 @@ mod tests {
             None
         );
         assert_eq!(caged("4k3/8/8/8/8/8/8/4K2R", Bitboard::EMPTY), None);
+    }
+
+    fn origins_fit(pawns: Bitboard, color: Color, captures: u8) -> bool {
+        origins_cost(pawns, color).is_some_and(|c| c <= captures)
     }
 
     #[test]

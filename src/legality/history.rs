@@ -62,7 +62,11 @@ impl fmt::Display for Refutation {
                 if parts.is_empty() {
                     f.write_str(" (none can be taken back at all)")
                 } else {
-                    write!(f, " ({} refuted)", parts.join(", "))
+                    write!(
+                        f,
+                        " (its positions with a reset refuted: {})",
+                        parts.join(", ")
+                    )
                 }
             }
             Refutation::Bookkeeping => f.write_str(
