@@ -17,7 +17,9 @@
 
 use std::time::Instant;
 
-use crate::rules::Convention;
+use rayon::prelude::*;
+
+use crate::{legality::Refutation, rules::Convention};
 
 use super::{
     origin::{ChainStatus, origin_status_counted, origin_status_refuting, with_history},
@@ -121,124 +123,189 @@ pub fn refine_minimum(graph: &mut Graph, convention: Convention, budget: &Budget
     let expanded = graph.expanded();
     let mut parents: Option<Vec<u32>> = None;
     let mut memo = std::collections::HashMap::new();
+    // The candidates are taken in batches, each checked against the histories in parallel and
+    // then applied one by one in order, exactly as if checked one by one: the answer does not
+    // depend on the threads. The batches grow from one candidate, so that little is checked
+    // beyond the first candidate that stands.
+    let mut batch_size = 1usize;
     while let Some(first) = (0..expanded).find(|&i| graph.is_origin(i)) {
         let distance = graph.dist(first);
         let level_end = (graph.level_start.get(distance as usize + 1).copied())
             .map_or(expanded, |e| (e as usize).min(expanded));
-        for i in first..level_end {
-            if !graph.is_origin(i) {
-                continue;
-            }
-            if out.checked >= MAX_CANDIDATES {
-                out.stopped_by = Some("candidate budget");
-                return out;
-            }
-            if out.positions >= MAX_POSITIONS {
-                out.stopped_by = Some("position budget");
-                return out;
-            }
-            if budget.deadline.is_some_and(|d| Instant::now() >= d) {
-                out.stopped_by = Some("time budget");
-                return out;
-            }
-            out.checked += 1;
+        let mut next = first;
+        while next < level_end {
+            let batch: Vec<usize> = (next..level_end)
+                .filter(|&i| graph.is_origin(i))
+                .take(batch_size)
+                .collect();
+            next = batch.last().map_or(level_end, |&i| i + 1);
+            batch_size = (batch_size * 4).min(BATCH);
             // A root needs no parents (they take a pass over the whole graph).
             let parents: &[u32] = if distance == 0 {
                 &[]
             } else {
                 parents.get_or_insert_with(|| graph.parents())
             };
-            let Some(pos) = position_of(graph, parents, i, convention, &mut memo) else {
-                return out; // cannot happen for a stored position; then nothing is refuted
-            };
-            if pos.is_initial() {
-                return out; // the game's start: nothing to refute
+            let mut positions = Vec::with_capacity(batch.len());
+            for &i in &batch {
+                match position_of(graph, parents, i, convention, &mut memo) {
+                    Some(pos) => positions.push(pos),
+                    None => return out, // cannot happen for a stored position
+                }
             }
             // First the refutations of the resets' histories, at the search's own depth.
-            let (mut verdict, refutations) = with_history(|history| {
-                origin_status_refuting(
-                    &pos,
-                    convention,
-                    budget.chain_depth,
-                    budget.deep_chain_budget,
-                    &mut out.positions,
-                    history,
-                    &mut |_| None,
-                )
-            });
-            if verdict == ChainStatus::Dead && !refutations.is_empty() {
-                graph.origin.remove(i);
-                let rule = refutations[0].rule();
-                out.refuted.push(Refuted {
-                    distance,
-                    depth: budget.chain_depth,
-                    histories: refutations.iter().map(|r| r.to_string()).collect(),
-                    rule,
-                });
-                continue;
-            }
-            let mut depth = budget.chain_depth;
-            while depth < out.max_depth && verdict == ChainStatus::Found {
-                depth += 1;
-                let left = MAX_POSITIONS.saturating_sub(out.positions);
-                verdict = origin_status_counted(
-                    &pos,
-                    convention,
-                    depth,
-                    budget.deep_chain_budget.min(left),
-                    &mut out.positions,
-                );
-            }
-            match verdict {
-                ChainStatus::Dead => {
-                    graph.origin.remove(i);
-                    out.refuted.push(Refuted {
-                        distance,
-                        depth,
-                        histories: Vec::new(),
-                        rule: "chain",
-                    });
-                }
-                ChainStatus::Found if budget.seal_nodes > 0 => {
-                    // Standing so far: last, each reset's predecessor may be sealed (no way
-                    // into its whole reversible graph).
+            let first_checks: Vec<FirstCheck> = positions
+                .par_iter()
+                .map(|pos| {
+                    let mut spent = 0;
                     let (verdict, refutations) = with_history(|history| {
                         origin_status_refuting(
-                            &pos,
+                            pos,
                             convention,
-                            depth,
+                            budget.chain_depth,
                             budget.deep_chain_budget,
-                            &mut out.positions,
+                            &mut spent,
                             history,
-                            &mut |q| sealed(q, convention, budget),
+                            &mut |_| None,
                         )
                     });
-                    if verdict == ChainStatus::Dead && !refutations.is_empty() {
-                        graph.origin.remove(i);
-                        // The sealed predecessors first: the candidate stood until they fell.
-                        let mut refutations = refutations;
-                        refutations.sort_by_key(|r| r.rule() != "sealed");
-                        let rule = refutations[0].rule();
-                        out.refuted.push(Refuted {
-                            distance,
-                            depth,
-                            histories: refutations.iter().map(|r| r.to_string()).collect(),
-                            rule,
-                        });
-                        continue;
+                    FirstCheck {
+                        verdict,
+                        rule: refutations.first().map(Refutation::rule),
+                        histories: refutations.iter().map(|r| r.to_string()).collect(),
+                        spent,
                     }
-                    out.confirmed_depth = Some(depth);
+                })
+                .collect();
+            for ((&i, pos), first) in batch.iter().zip(positions).zip(first_checks) {
+                if refine_candidate(
+                    graph, &mut out, budget, convention, i, distance, &pos, first,
+                ) {
                     return out;
                 }
-                ChainStatus::Found => {
-                    out.confirmed_depth = Some(depth);
-                    return out;
-                }
-                ChainStatus::Unknown => return out,
             }
         }
     }
     out
+}
+
+/// Candidates checked against the histories in parallel, at most.
+const BATCH: usize = 1024;
+
+/// What the refutations of a candidate's histories found, at the search's own depth.
+struct FirstCheck {
+    verdict: ChainStatus,
+    /// The rule of the first refutation, if any.
+    rule: Option<&'static str>,
+    /// The refutations, as the answer shows them.
+    histories: Vec<String>,
+    /// Positions the check generated.
+    spent: u64,
+}
+
+/// Applies the check of candidate `i` (at `distance`, position `pos`) whose history
+/// refutations gave `first`: drops it if refuted, else raises the chain depth and looks for
+/// sealed predecessors. True when the refinement stops here (a candidate stands, the budget ran
+/// out, or the game's start).
+#[allow(clippy::too_many_arguments)]
+fn refine_candidate(
+    graph: &mut Graph,
+    out: &mut Refinement,
+    budget: &Budget,
+    convention: Convention,
+    i: usize,
+    distance: u32,
+    pos: &crate::position::Position,
+    first: FirstCheck,
+) -> bool {
+    if out.checked >= MAX_CANDIDATES {
+        out.stopped_by = Some("candidate budget");
+        return true;
+    }
+    if out.positions >= MAX_POSITIONS {
+        out.stopped_by = Some("position budget");
+        return true;
+    }
+    if budget.deadline.is_some_and(|d| Instant::now() >= d) {
+        out.stopped_by = Some("time budget");
+        return true;
+    }
+    out.checked += 1;
+    if pos.is_initial() {
+        return true; // the game's start: nothing to refute
+    }
+    let mut verdict = first.verdict;
+    out.positions += first.spent;
+    if let (ChainStatus::Dead, Some(rule)) = (verdict, first.rule) {
+        graph.origin.remove(i);
+        out.refuted.push(Refuted {
+            distance,
+            depth: budget.chain_depth,
+            histories: first.histories,
+            rule,
+        });
+        return false;
+    }
+    let mut depth = budget.chain_depth;
+    while depth < out.max_depth && verdict == ChainStatus::Found {
+        depth += 1;
+        let left = MAX_POSITIONS.saturating_sub(out.positions);
+        verdict = origin_status_counted(
+            pos,
+            convention,
+            depth,
+            budget.deep_chain_budget.min(left),
+            &mut out.positions,
+        );
+    }
+    match verdict {
+        ChainStatus::Dead => {
+            graph.origin.remove(i);
+            out.refuted.push(Refuted {
+                distance,
+                depth,
+                histories: Vec::new(),
+                rule: "chain",
+            });
+            false
+        }
+        ChainStatus::Found if budget.seal_nodes > 0 => {
+            // Standing so far: last, each reset's predecessor may be sealed (no way
+            // into its whole reversible graph).
+            let (verdict, refutations) = with_history(|history| {
+                origin_status_refuting(
+                    pos,
+                    convention,
+                    depth,
+                    budget.deep_chain_budget,
+                    &mut out.positions,
+                    history,
+                    &mut |q| sealed(q, convention, budget),
+                )
+            });
+            if verdict == ChainStatus::Dead && !refutations.is_empty() {
+                graph.origin.remove(i);
+                // The sealed predecessors first: the candidate stood until they fell.
+                let mut refutations = refutations;
+                refutations.sort_by_key(|r| r.rule() != "sealed");
+                let rule = refutations[0].rule();
+                out.refuted.push(Refuted {
+                    distance,
+                    depth,
+                    histories: refutations.iter().map(|r| r.to_string()).collect(),
+                    rule,
+                });
+                return false;
+            }
+            out.confirmed_depth = Some(depth);
+            true
+        }
+        ChainStatus::Found => {
+            out.confirmed_depth = Some(depth);
+            true
+        }
+        ChainStatus::Unknown => true,
+    }
 }
 
 #[cfg(test)]
@@ -324,5 +391,36 @@ mod tests {
         };
         assert_eq!(depth_of(0), budget.max_chain_depth);
         assert_eq!(depth_of(5), budget.chain_depth);
+    }
+
+    #[test]
+    fn the_refinement_does_not_depend_on_the_threads() {
+        // A composed position (Plaksin's diagram with White's h-pawn back on h2): about a
+        // thousand candidates near it are refuted by cages and the bookkeeping, in parallel
+        // batches; one or two threads give the same refutations, in the same order.
+        let input =
+            PositionInput::parse("nB3RbN/1kpppp2/1p4p1/1P3p2/Bp3P1n/4Prb1/1qPP1rPP/R3K3 w Q -")
+                .unwrap();
+        let budget = Budget {
+            max_nodes: 8_000,
+            ..Budget::default()
+        };
+        let answers: Vec<_> = [1, 2]
+            .into_iter()
+            .map(|threads| {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let a = pool.install(|| solve_clock(&input, Rules::Fide, &budget, &|_| {}));
+                (a.min, a.min_lower_bound, a.refinement)
+            })
+            .collect();
+        assert!(
+            answers[0].2.refuted.len() > 100,
+            "{}",
+            answers[0].2.refuted.len()
+        );
+        assert_eq!(answers[0], answers[1]);
     }
 }
