@@ -137,6 +137,46 @@ pub fn bookkeeping_ok(board: &Board) -> bool {
 /// rank, and units that so never moved either), so each was captured where it started, and
 /// only a piece of the other side, or a pawn of it capturing as it promoted, can have taken it.
 pub(super) fn frozen_lost(board: &Board, color: Color) -> u8 {
+    // The answer depends only on which pawns of `color` stand on their starting rank and on
+    // which back-rank squares hold their original piece: 16 bits, kept per thread.
+    let ours = board.by_color(color);
+    let back = Bitboard::from_rank(color.fold_wb(Rank::First, Rank::Eighth));
+    let second = Bitboard::from_rank(color.fold_wb(Rank::Second, Rank::Seventh));
+    let files = |files: &[File]| {
+        files
+            .iter()
+            .fold(Bitboard::EMPTY, |b, &f| b | Bitboard::from_file(f))
+    };
+    let originals = ours
+        & back
+        & ((board.rooks() & files(&[File::A, File::H]))
+            | (board.knights() & files(&[File::B, File::G]))
+            | (board.bishops() & files(&[File::C, File::F]))
+            | (board.queens() & files(&[File::D]))
+            | (board.kings() & files(&[File::E])));
+    let file_bits = |b: Bitboard| {
+        b.into_iter()
+            .fold(0u16, |bits, sq| bits | 1 << u16::from(sq.file()))
+    };
+    let key = usize::from(file_bits(board.pawns() & ours & second) << 8 | file_bits(originals))
+        + usize::from(color.is_black()) * (1 << 16);
+    thread_local! {
+        static KNOWN: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    KNOWN.with(|known| {
+        let mut known = known.borrow_mut();
+        if known.is_empty() {
+            known.resize(2 << 16, u8::MAX);
+        }
+        if known[key] == u8::MAX {
+            known[key] = frozen_lost_of(board, color);
+        }
+        known[key]
+    })
+}
+
+/// [`frozen_lost`], worked out.
+fn frozen_lost_of(board: &Board, color: Color) -> u8 {
     let ours = board.by_color(color);
     let back = color.fold_wb(Rank::First, Rank::Eighth);
     let original = |file: File| match file {

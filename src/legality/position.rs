@@ -552,15 +552,21 @@ pub(super) fn confinement_reasons(board: &Board, out: &mut Vec<Illegality>) {
             break;
         }
     }
-    for sq in board.occupied() & !board.pawns() & !fixed {
-        let Some(piece) = board.piece_at(sq) else {
+    let movable = board.occupied() & !board.pawns() & !fixed;
+    for square in movable {
+        // Each kind of piece at once: the region is the same for all of them.
+        let Some(piece) = board.piece_at(square) else {
             continue;
         };
-        if !connected_region(piece, fixed).contains(sq) {
+        let first_of_kind = (movable & board.by_piece(piece)).first() == Some(square);
+        if !first_of_kind {
+            continue;
+        }
+        for square in movable & board.by_piece(piece) & !connected_region(piece, fixed) {
             out.push(Illegality::Confined {
                 color: piece.color,
                 role: piece.role,
-                square: sq,
+                square,
             });
         }
     }
