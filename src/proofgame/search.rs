@@ -133,6 +133,8 @@ pub(crate) struct Searcher<'a> {
     /// unit from then on (see [`Searcher::frozen_squares`]).
     forced: Vec<Option<Forced>>,
     forced_units: u64,
+    /// Each colour's units, as bits.
+    color_units: [u64; 2],
     /// Fewest moves of a forced unit from a state to its target around obstacles, by (the
     /// obstacles, `unit * STATES + state`): see [`Searcher::detour`].
     detours: RefCell<HashMap<(u64, u32), u8, BuildHasherDefault<MixHasher>>>,
@@ -150,7 +152,7 @@ pub(crate) struct Node {
     pub squares: [u8; 32],
     pub st: [Rc<SideTrack>; 2],
     /// Each colour's surplus of its pairs of units that obstruct each other (see
-    /// [`crate::required::pairs::surplus`]) at this node.
+    /// [`crate::required::pairs::surplus_beyond`]) at this node.
     pub surplus: [u32; 2],
     /// The squares of the units that never move again (see [`Searcher::frozen_squares`]).
     pub frozen: Bitboard,
@@ -239,7 +241,12 @@ impl<'a> Searcher<'a> {
                 forced_units |= 1 << unit;
             }
         }
+        let mut color_units = [0u64; 2];
+        for (unit, u) in analysis.problem().units.iter().enumerate() {
+            color_units[ci(u.piece.color)] |= 1 << unit;
+        }
         Searcher {
+            color_units,
             slot_costs,
             forced,
             forced_units,
@@ -673,21 +680,47 @@ impl<'a> Searcher<'a> {
                     node.detour[u] = self.detour(node, u);
                 }
             }
-            node.detours = [0; 2];
-            let mut bits = self.forced_units;
-            while bits != 0 {
-                let u = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let c = self.analysis.units[u].unit.piece.color;
-                node.detours[ci(c)] += u32::from(node.detour[u]);
-            }
             for color in [mover, opp] {
-                if i64::from(node.detours[ci(color)]) > i64::from(spare[ci(color)]) {
+                if !self.detours_fit(node, color) {
                     return None;
                 }
             }
         }
         Some(next)
+    }
+
+    /// Sums `color`'s detours into `node.detours` and checks that they fit in its moves to
+    /// spare. The units of a pair may have detours as well as the pair's surplus: then the
+    /// side needs its assignment's cost, every detour, and of each pair only the surplus beyond
+    /// its two units' detours (for each pair of the greedy choice, `max(surplus, detours)`,
+    /// each a lower bound of what the two need beyond their columns).
+    fn detours_fit(&self, node: &mut Node, color: Color) -> bool {
+        let mut total = 0u32;
+        let mut in_pairs = 0u32;
+        let mut bits = self.forced_units & self.color_units[ci(color)];
+        while bits != 0 {
+            let u = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let x = u32::from(node.detour[u]);
+            total += x;
+            if self.pair_units[ci(color)] & (1 << u) != 0 {
+                in_pairs += x;
+            }
+        }
+        node.detours[ci(color)] = total;
+        // `spare` counts the pairs' whole surplus: beside it, only the detours of units outside
+        // pairs add up.
+        let spare = i64::from(node.spare[ci(color)]);
+        if i64::from(total - in_pairs) > spare {
+            return false;
+        }
+        if in_pairs == 0 {
+            return true;
+        }
+        // With them: take the pairs' surplus back, add what is left of it once every detour
+        // is counted.
+        let beyond = self.pair_surplus_beyond(node, color, &|u| node.detour[u]);
+        i64::from(total) + i64::from(beyond) - i64::from(node.surplus[ci(color)]) <= spare
     }
 
     /// The squares of the units that stand on their only target (every fate they may still have
@@ -736,18 +769,15 @@ impl<'a> Searcher<'a> {
     /// its distance table (the cost its column counts for each of them) when the units of
     /// `node.frozen` stand in its way: its fewest moves to those goals on its graph avoiding
     /// them (a king also the squares that frozen pawns, knights and king of the other side
-    /// attack), less the table's distance. They add to its side's bound. 0 for other units, units
-    /// that are frozen themselves, belong to a pair (whose surplus may count the same detour) or may
-    /// still castle (the table counts castling, the detour would not); `FAR` when no route is
+    /// attack), less the table's distance. They add to its side's bound (see
+    /// [`Searcher::detours_fit`] for units of pairs). 0 for other units, units that are frozen
+    /// themselves or may still castle (the table counts castling, the detour would not); `FAR` when no route is
     /// left.
     fn detour(&self, node: &Node, u: usize) -> u8 {
         let Some(f) = self.forced[u] else { return 0 };
         let color = self.analysis.units[u].unit.piece.color;
         let sq = Square::new(u32::from(node.squares[u]));
-        if usize::from(node.ids[sq.to_usize()]) != u
-            || node.frozen.contains(sq)
-            || self.pair_units[ci(color)] & (1 << u) != 0
-        {
+        if usize::from(node.ids[sq.to_usize()]) != u || node.frozen.contains(sq) {
             return 0;
         }
         let Some(role) = node.pos.board().role_at(sq) else {
@@ -831,6 +861,11 @@ impl<'a> Searcher<'a> {
 
     /// The surplus of `color`'s pairs of units that obstruct each other, at `node`.
     fn pair_surplus(&self, node: &Node, color: Color) -> u32 {
+        self.pair_surplus_beyond(node, color, &|_| 0)
+    }
+
+    /// [`Searcher::pair_surplus`] with each pair's surplus less `detour` of its two units.
+    fn pair_surplus_beyond(&self, node: &Node, color: Color, detour: &dyn Fn(usize) -> u8) -> u32 {
         let pairs = &self.analysis.pairs[color];
         if pairs.is_empty() {
             return 0;
@@ -846,11 +881,12 @@ impl<'a> Searcher<'a> {
                 })
                 .flatten()
         };
-        crate::required::pairs::surplus(
+        crate::required::pairs::surplus_beyond(
             self.analysis,
             pairs,
             &state_of,
             node.pos.castles().castling_rights(),
+            detour,
         )
     }
 
@@ -1210,6 +1246,11 @@ mod regressions {
             (
                 "1Nr1kbnr/p2pp1pp/2p1Q1b1/1p3p2/8/8/PPP1PPPP/RNB1KBNR b",
                 "d4 b5 d5 Bb7 d6 Be4 Qd5 c6 Qe6 Qc7 dxc7 Bg6 cxb8=N f5 Na6 Rc8 Nb8",
+            ),
+            (
+                "rn1qk2r/pppn2p1/3p4/4pp1p/7K/4PPPP/PPPP2bb/RNBQ1BNR w",
+                "f3 e5 Kf2 Bc5+ Kg3 d6 Nh3 Bg1 Nf4 Bh3 e3 f5 Ne2 Nf6 Kh4 h5 g3 Bg2 h3 Bh2 Ng1 \
+                 Nfd7#",
             ),
         ] {
             if san.is_empty() {
