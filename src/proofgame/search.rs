@@ -72,16 +72,23 @@ impl Hasher for MixHasher {
     }
 }
 
-/// A unit whose fates all have the same goals (one target of the problem, or captures on the
-/// same squares): its column in its side's assignment counts the same distance for every
-/// fate it may take.
+/// A unit that is not fixed, with the distance tables of the fates it may still take (at most
+/// [`MAX_TABLES`] distinct ones): its column in its side's assignment counts, for each fate,
+/// the distance of that fate's table.
 #[derive(Clone, Copy, Debug)]
 struct Forced {
-    /// Its distance table to those goals (index in the unit's tables).
+    /// Its distance table to its goals when all its fates share one (index in the unit's
+    /// tables), else the first of `tables`.
     table: usize,
+    /// Its distinct tables (the first `n`).
+    tables: [u8; MAX_TABLES],
+    n: usize,
     /// When its only fate is one target: the target's square and role.
     target: Option<(Square, Role)>,
 }
+
+/// Most distinct distance tables of a unit whose detours are counted.
+const MAX_TABLES: usize = 8;
 
 /// How often (in nodes) the deadline is checked.
 const CLOCK_INTERVAL: u64 = 1024;
@@ -127,15 +134,16 @@ pub(crate) struct Searcher<'a> {
     /// ([`Analysis::slot_costs`], at `unit * STATES + state`), computed once: a move reads
     /// its unit's new column from here instead of from the distance tables.
     slot_costs: Vec<[u8; MAX]>,
-    /// The units whose only fate is one target (see [`Forced`]), by unit; and the same as
-    /// bits. Such a unit that stands on its target and will never move again (a pawn always,
-    /// a piece when its side has fewer than two moves to spare) is an obstacle for every other
-    /// unit from then on (see [`Searcher::frozen_squares`]).
+    /// The units that are not fixed, with their fates' tables (see [`Forced`]), by unit; and
+    /// the same as bits. Such a unit whose only fate is one target, that stands on it and will
+    /// never move again (a pawn always, a piece when its side has fewer than two moves to
+    /// spare) is an obstacle for every other unit from then on (see
+    /// [`Searcher::frozen_squares`]).
     forced: Vec<Option<Forced>>,
     forced_units: u64,
     /// Each colour's units, as bits.
     color_units: [u64; 2],
-    /// Fewest moves of a forced unit from a state to its target around obstacles, by (the
+    /// Detours of units around obstacles, by (the
     /// obstacles, `unit * STATES + state`): see [`Searcher::detour`].
     detours: RefCell<HashMap<(u64, u32), u8, BuildHasherDefault<MixHasher>>>,
 }
@@ -162,6 +170,9 @@ pub(crate) struct Node {
     /// Each unit's detour around them (see [`Searcher::detour`]), and their sum per colour.
     pub detour: [u8; 32],
     pub detours: [u32; 2],
+    /// Each colour's pair surplus beyond the detours of the pairs' units (see
+    /// [`Searcher::detours_fit`]); `u32::MAX` when not known (recomputed when needed).
+    pub beyond: [u32; 2],
 }
 
 /// Moves `color` has left when `rem` plies remain and `turn` is to move.
@@ -216,12 +227,20 @@ impl<'a> Searcher<'a> {
             let mut uniform = true;
             let mut target = None;
             let mut all_targets = true;
+            let mut tables = [0u8; MAX_TABLES];
+            let mut n = 0;
             for (slot, t) in d.slot_table.iter().enumerate() {
                 if let Some(t) = *t
                     && d.feasible[slot]
                 {
                     uniform &= table.is_none_or(|x| x == t);
                     table = Some(t);
+                    if !tables[..n.min(MAX_TABLES)].contains(&(t as u8)) {
+                        if n < MAX_TABLES {
+                            tables[n] = t as u8;
+                        }
+                        n += 1;
+                    }
                     match slots[slot].kind {
                         SlotKind::Target(k) => {
                             let tg = analysis.problem().targets[k];
@@ -232,11 +251,14 @@ impl<'a> Searcher<'a> {
                 }
             }
             if let Some(table) = table
-                && uniform
+                && n <= MAX_TABLES
+                && d.tables.len() < usize::from(u8::MAX)
             {
                 *f = Some(Forced {
                     table,
-                    target: target.filter(|_| all_targets),
+                    tables,
+                    n,
+                    target: target.filter(|_| all_targets && uniform),
                 });
                 forced_units |= 1 << unit;
             }
@@ -312,6 +334,7 @@ impl<'a> Searcher<'a> {
             spare: [0; 2],
             detour: [0; 32],
             detours: [0; 2],
+            beyond: [u32::MAX; 2],
         };
         for color in Color::ALL {
             let surplus = self.pair_surplus(&node, color);
@@ -328,11 +351,9 @@ impl<'a> Searcher<'a> {
             let u = bits.trailing_zeros() as usize;
             bits &= bits - 1;
             node.detour[u] = self.detour(&node, u);
-            let c = self.analysis.units[u].unit.piece.color;
-            node.detours[ci(c)] += u32::from(node.detour[u]);
         }
         for color in Color::ALL {
-            if i64::from(node.detours[ci(color)]) > i64::from(node.spare[ci(color)]) {
+            if !self.detours_fit(&mut node, color) {
                 return None;
             }
         }
@@ -620,6 +641,7 @@ impl<'a> Searcher<'a> {
             spare: node.spare,
             detour: node.detour,
             detours: node.detours,
+            beyond: node.beyond,
         };
         let node = &mut next;
         // Units that obstruct each other need more together. A side's surplus changes only
@@ -630,10 +652,13 @@ impl<'a> Searcher<'a> {
         let recompute = !lost.is_empty() || victim.is_some();
         if touched || recompute {
             node.surplus[ci(mover)] = self.pair_surplus(node, mover);
+            node.beyond[ci(mover)] = u32::MAX;
         }
         if recompute {
             node.surplus[ci(opp)] = self.pair_surplus(node, opp);
+            node.beyond[ci(opp)] = u32::MAX;
         }
+        let parent_detour = node.detour;
         if node.st[ci(mover)].value() + node.surplus[ci(mover)] as i32 > left {
             return None;
         }
@@ -681,6 +706,12 @@ impl<'a> Searcher<'a> {
                 }
             }
             for color in [mover, opp] {
+                let pairs = self.pair_units[ci(color)];
+                let changed =
+                    (0..32).any(|u| pairs & (1 << u) != 0 && node.detour[u] != parent_detour[u]);
+                if changed {
+                    node.beyond[ci(color)] = u32::MAX;
+                }
                 if !self.detours_fit(node, color) {
                     return None;
                 }
@@ -719,7 +750,13 @@ impl<'a> Searcher<'a> {
         }
         // With them: take the pairs' surplus back, add what is left of it once every detour
         // is counted.
-        let beyond = self.pair_surplus_beyond(node, color, &|u| node.detour[u]);
+        if i64::from(total) - i64::from(node.surplus[ci(color)]) > spare {
+            return false;
+        }
+        if node.beyond[ci(color)] == u32::MAX {
+            node.beyond[ci(color)] = self.pair_surplus_beyond(node, color, &|u| node.detour[u]);
+        }
+        let beyond = node.beyond[ci(color)];
         i64::from(total) + i64::from(beyond) - i64::from(node.surplus[ci(color)]) <= spare
     }
 
@@ -765,10 +802,10 @@ impl<'a> Searcher<'a> {
                 && !self.analysis.castles_from(u, state(role, sq)))
     }
 
-    /// The moves a unit `u` whose fates all have the same goals (see [`Forced`]) needs beyond
-    /// its distance table (the cost its column counts for each of them) when the units of
-    /// `node.frozen` stand in its way: its fewest moves to those goals on its graph avoiding
-    /// them (a king also the squares that frozen pawns, knights and king of the other side
+    /// The moves a unit `u` (see [`Forced`]) needs beyond its column's cost when the units of
+    /// `node.frozen` stand in its way: for each of its fates, its fewest moves to the fate's
+    /// goals on its graph avoiding them, less the fate's table distance; the least of these
+    /// over its fates (units of pairs count only with one fate) (a king also the squares that frozen pawns, knights and king of the other side
     /// attack), less the table's distance. They add to its side's bound (see
     /// [`Searcher::detours_fit`] for units of pairs). 0 for other units, units that are frozen
     /// themselves or may still castle (the table counts castling, the detour would not); `FAR` when no route is
@@ -788,9 +825,21 @@ impl<'a> Searcher<'a> {
             return 0;
         }
         let d = &self.analysis.units[u];
+        let tables = &f.tables[..f.n];
         let base = d.tables[f.table].moves[s];
-        if base == FAR || base == 0 {
+        if f.n == 1 && (base == FAR || base == 0) {
             return 0;
+        }
+        if f.n > 1 {
+            // Several fates: the detour counted is the least over them (the assignment may
+            // take any). Units of pairs are left out: their surplus counts fates together.
+            if self.pair_units[ci(color)] & (1 << u) != 0 {
+                return 0;
+            }
+            let bases = tables.iter().map(|&t| d.tables[usize::from(t)].moves[s]);
+            if bases.clone().any(|b| b == 0) || bases.clone().all(|b| b == FAR) {
+                return 0;
+            }
         }
         let mut obstacles = node.frozen;
         if role == Role::King {
@@ -808,12 +857,67 @@ impl<'a> Searcher<'a> {
         if let Some(&x) = self.detours.borrow().get(&key) {
             return x;
         }
-        let x = match self.route_around(u, f.table, s, obstacles) {
-            Some(m) => m.saturating_sub(base),
-            None => FAR,
+        let x = if f.n == 1 {
+            match self.route_around(u, f.table, s, obstacles) {
+                Some(m) => m.saturating_sub(base),
+                None => FAR,
+            }
+        } else {
+            let dist = self.distances_around(u, s, obstacles);
+            let mut least = FAR;
+            for &t in tables {
+                let table = &d.tables[usize::from(t)];
+                let b = table.moves[s];
+                if b == FAR {
+                    continue;
+                }
+                let mut best = FAR;
+                for (r, squares) in table.goals.0.iter().enumerate() {
+                    for sq in *squares {
+                        best = best.min(dist[r * 64 + sq.to_usize()]);
+                    }
+                }
+                least = least.min(best.saturating_sub(b));
+            }
+            least
         };
         self.detours.borrow_mut().insert(key, x);
         x
+    }
+
+    /// Fewest moves of unit `u` from state `s` to every state on its graph, never crossing or
+    /// landing on `obstacles` (breadth-first; `FAR` where there is no route).
+    fn distances_around(&self, u: usize, s: usize, obstacles: Bitboard) -> [u8; STATES] {
+        let d = &self.analysis.units[u];
+        let mut dist = [FAR; STATES];
+        let mut queue = [0u16; STATES];
+        let (mut head, mut tail) = (0, 0);
+        dist[s] = 0;
+        queue[tail] = s as u16;
+        tail += 1;
+        while head < tail {
+            let x = usize::from(queue[head]);
+            head += 1;
+            let (role, from) = (state_role(x), state_square(x));
+            for to in d.graph.edges[x] & !obstacles {
+                if path(role, from, to).intersects(obstacles) {
+                    continue;
+                }
+                let roles = d.graph.targets_of(x, to);
+                for r in Role::ALL {
+                    if roles & role_bit(r) == 0 {
+                        continue;
+                    }
+                    let y = state(r, to);
+                    if dist[y] == FAR {
+                        dist[y] = dist[x].saturating_add(1);
+                        queue[tail] = y as u16;
+                        tail += 1;
+                    }
+                }
+            }
+        }
+        dist
     }
 
     /// Fewest moves of unit `u` from state `s` to the goals of its table `t` on its graph,
@@ -988,7 +1092,7 @@ impl<'a> Searcher<'a> {
             if diff.count() > 4 {
                 return 0;
             }
-            for m in node.pos.legal_moves() {
+            for &m in &node.pos.legal_moves() {
                 let from = match m {
                     Move::Normal { from, .. } | Move::EnPassant { from, .. } => from,
                     Move::Castle { king, .. } => king,
@@ -1003,7 +1107,7 @@ impl<'a> Searcher<'a> {
             }
             return total;
         }
-        for m in node.pos.legal_moves() {
+        for &m in &node.pos.legal_moves() {
             let Some(child) = self.child(node, m, rem - 1) else {
                 continue;
             };
@@ -1047,7 +1151,7 @@ impl<'a> Searcher<'a> {
             }
             return;
         }
-        for m in node.pos.legal_moves() {
+        for &m in &node.pos.legal_moves() {
             let Some(child) = self.child(node, m, rem - 1) else {
                 continue;
             };
@@ -1072,7 +1176,7 @@ impl<'a> Searcher<'a> {
         if self.dead.contains(&key) || !self.charge() {
             return false;
         }
-        for m in node.pos.legal_moves() {
+        for &m in &node.pos.legal_moves() {
             let Some(child) = self.child(node, m, rem - 1) else {
                 continue;
             };
