@@ -706,9 +706,13 @@ impl<'a> Searcher<'a> {
                 }
             }
             for color in [mover, opp] {
-                let pairs = self.pair_units[ci(color)];
-                let changed =
-                    (0..32).any(|u| pairs & (1 << u) != 0 && node.detour[u] != parent_detour[u]);
+                let mut pairs = self.pair_units[ci(color)];
+                let mut changed = false;
+                while pairs != 0 && !changed {
+                    let u = pairs.trailing_zeros() as usize;
+                    pairs &= pairs - 1;
+                    changed = node.detour[u] != parent_detour[u];
+                }
                 if changed {
                     node.beyond[ci(color)] = u32::MAX;
                 }
@@ -974,17 +978,21 @@ impl<'a> Searcher<'a> {
         if pairs.is_empty() {
             return 0;
         }
+        // Each pair unit's state, looked up once (a unit is in several pairs).
         let board = node.pos.board();
-        let state_of = |u: usize| {
+        let mut states = [u16::MAX; 32];
+        let mut bits = self.pair_units[ci(color)];
+        while bits != 0 {
+            let u = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
             let sq = Square::new(u32::from(node.squares[u]));
-            (usize::from(node.ids[sq.to_usize()]) == u)
-                .then(|| {
-                    board
-                        .role_at(sq)
-                        .map(|r| crate::required::graph::state(r, sq))
-                })
-                .flatten()
-        };
+            if usize::from(node.ids[sq.to_usize()]) == u
+                && let Some(r) = board.role_at(sq)
+            {
+                states[u] = state(r, sq) as u16;
+            }
+        }
+        let state_of = |u: usize| (states[u] != u16::MAX).then(|| usize::from(states[u]));
         crate::required::pairs::surplus_beyond(
             self.analysis,
             pairs,
