@@ -134,6 +134,8 @@ pub(crate) struct Searcher<'a> {
     /// ([`Analysis::slot_costs`], at `unit * STATES + state`), computed once: a move reads
     /// its unit's new column from here instead of from the distance tables.
     slot_costs: Vec<[u8; MAX]>,
+    /// Which entries of `slot_costs` are computed.
+    costs_known: Vec<bool>,
     /// The units that are not fixed, with their fates' tables (see [`Forced`]), by unit; and
     /// the same as bits. Such a unit whose only fate is one target, that stands on it and will
     /// never move again (a pawn always, a piece when its side has fewer than two moves to
@@ -209,10 +211,19 @@ impl<'a> Searcher<'a> {
             }
         }
         let n_units = analysis.problem().units.len();
+        // Only the states a unit can reach from its start on its graph (the others are never
+        // asked for; `column` computes any that is missing).
         let mut slot_costs = vec![[u8::MAX; MAX]; n_units * STATES];
-        for unit in 0..n_units {
+        let mut costs_known = vec![false; n_units * STATES];
+        for (unit, d) in analysis.units.iter().enumerate() {
+            if d.fixed {
+                continue;
+            }
             for s in 0..STATES {
-                slot_costs[unit * STATES + s] = analysis.slot_costs(unit, s);
+                if d.from[s] != FAR {
+                    slot_costs[unit * STATES + s] = analysis.slot_costs(unit, s);
+                    costs_known[unit * STATES + s] = true;
+                }
             }
         }
         let mut forced = vec![None; n_units];
@@ -270,6 +281,7 @@ impl<'a> Searcher<'a> {
         Searcher {
             color_units,
             slot_costs,
+            costs_known,
             forced,
             forced_units,
             detours: RefCell::default(),
@@ -423,7 +435,13 @@ impl<'a> Searcher<'a> {
         if self.analysis.castles_from(unit, s) {
             return self.analysis.column(track, unit, place, castling);
         }
-        let costs = &self.slot_costs[unit * STATES + s];
+        let computed;
+        let costs = if self.costs_known[unit * STATES + s] {
+            &self.slot_costs[unit * STATES + s]
+        } else {
+            computed = self.analysis.slot_costs(unit, s);
+            &computed
+        };
         let mut col = [0u8; MAX];
         for (c, &slot) in col.iter_mut().zip(track.row_slots()) {
             *c = costs[usize::from(slot)];
