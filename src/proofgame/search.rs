@@ -7,9 +7,10 @@
 //! kept optimal along the way, must fit in the moves the side has left.
 
 use std::{
-    borrow::Cow,
+    cell::RefCell,
     collections::{HashMap, HashSet},
     hash::{BuildHasherDefault, Hasher},
+    rc::Rc,
     time::Instant,
 };
 
@@ -20,7 +21,9 @@ use shakmaty::{
 
 use super::{Budget, Target};
 use crate::required::{
-    analysis::Analysis,
+    analysis::{Analysis, SlotKind},
+    graph::{FAR, STATES, path, role_bit, state, state_role, state_square},
+    matching::MAX,
     tracker::{Place, SideTrack},
 };
 
@@ -47,6 +50,45 @@ impl Hasher for ZobristKeyHasher {
 
 type Key = (u64, u32);
 type Build = BuildHasherDefault<ZobristKeyHasher>;
+
+/// Hasher for keys that are not uniformly distributed (bitboards, small indexes).
+#[derive(Default)]
+pub(crate) struct MixHasher(u64);
+
+impl Hasher for MixHasher {
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 29)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(u64::from(v));
+    }
+}
+
+/// A unit that is not fixed, with the distance tables of the fates it may still take (at most
+/// [`MAX_TABLES`] distinct ones): its column in its side's assignment counts, for each fate,
+/// the distance of that fate's table.
+#[derive(Clone, Copy, Debug)]
+struct Forced {
+    /// Its distance table to its goals when all its fates share one (index in the unit's
+    /// tables), else the first of `tables`.
+    table: usize,
+    /// Its distinct tables (the first `n`).
+    tables: [u8; MAX_TABLES],
+    n: usize,
+    /// When its only fate is one target: the target's square and role.
+    target: Option<(Square, Role)>,
+}
+
+/// Most distinct distance tables of a unit whose detours are counted.
+const MAX_TABLES: usize = 8;
 
 /// How often (in nodes) the deadline is checked.
 const CLOCK_INTERVAL: u64 = 1024;
@@ -88,22 +130,51 @@ pub(crate) struct Searcher<'a> {
     /// Whether each colour's pawns need no capture on any route they may take (their
     /// captures then always fit).
     no_pawn_captures: [bool; 2],
+    /// Each unit's costs in each state for the slots of its colour
+    /// ([`Analysis::slot_costs`], at `unit * STATES + state`), computed once: a move reads
+    /// its unit's new column from here instead of from the distance tables.
+    slot_costs: Vec<[u8; MAX]>,
+    /// Which entries of `slot_costs` are computed.
+    costs_known: Vec<bool>,
+    /// The units that are not fixed, with their fates' tables (see [`Forced`]), by unit; and
+    /// the same as bits. Such a unit whose only fate is one target, that stands on it and will
+    /// never move again (a pawn always, a piece when its side has fewer than two moves to
+    /// spare) is an obstacle for every other unit from then on (see
+    /// [`Searcher::frozen_squares`]).
+    forced: Vec<Option<Forced>>,
+    forced_units: u64,
+    /// Each colour's units, as bits.
+    color_units: [u64; 2],
+    /// Detours of units around obstacles, by (the
+    /// obstacles, `unit * STATES + state`): see [`Searcher::detour`].
+    detours: RefCell<HashMap<(u64, u32), u8, BuildHasherDefault<MixHasher>>>,
 }
 
 /// A position reached by the search: the units' identities and both sides' assignments.
 ///
 /// A child shares the assignment of the side that did not move (and lost nothing) with its
-/// parent.
-pub(crate) struct Node<'a> {
+/// parent (the assignments are behind reference counts, so that a node stays small to move).
+pub(crate) struct Node {
     pub pos: Chess,
     /// The unit (index in the analysed problem) on each square.
     pub ids: [u8; 64],
     /// The square of each unit (meaningless for captured units).
     pub squares: [u8; 32],
-    pub st: [Cow<'a, SideTrack>; 2],
+    pub st: [Rc<SideTrack>; 2],
     /// Each colour's surplus of its pairs of units that obstruct each other (see
-    /// [`crate::required::pairs::surplus`]) at this node.
+    /// [`crate::required::pairs::surplus_beyond`]) at this node.
     pub surplus: [u32; 2],
+    /// The squares of the units that never move again (see [`Searcher::frozen_squares`]).
+    pub frozen: Bitboard,
+    /// Each colour's moves to spare by the bounds without detours (moves left less its
+    /// assignment's cost and its pairs' surplus).
+    pub spare: [i32; 2],
+    /// Each unit's detour around them (see [`Searcher::detour`]), and their sum per colour.
+    pub detour: [u8; 32],
+    pub detours: [u32; 2],
+    /// Each colour's pair surplus beyond the detours of the pairs' units (see
+    /// [`Searcher::detours_fit`]); `u32::MAX` when not known (recomputed when needed).
+    pub beyond: [u32; 2],
 }
 
 /// Moves `color` has left when `rem` plies remain and `turn` is to move.
@@ -139,7 +210,81 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
+        let n_units = analysis.problem().units.len();
+        // Only the states a unit can reach from its start on its graph (the others are never
+        // asked for; `column` computes any that is missing).
+        let mut slot_costs = vec![[u8::MAX; MAX]; n_units * STATES];
+        let mut costs_known = vec![false; n_units * STATES];
+        for (unit, d) in analysis.units.iter().enumerate() {
+            if d.fixed {
+                continue;
+            }
+            for s in 0..STATES {
+                if d.from[s] != FAR {
+                    slot_costs[unit * STATES + s] = analysis.slot_costs(unit, s);
+                    costs_known[unit * STATES + s] = true;
+                }
+            }
+        }
+        let mut forced = vec![None; n_units];
+        let mut forced_units = 0u64;
+        for (unit, f) in forced.iter_mut().enumerate() {
+            let d = &analysis.units[unit];
+            if d.fixed {
+                continue;
+            }
+            let slots = &analysis.slots[d.unit.piece.color];
+            let mut table = None;
+            let mut uniform = true;
+            let mut target = None;
+            let mut all_targets = true;
+            let mut tables = [0u8; MAX_TABLES];
+            let mut n = 0;
+            for (slot, t) in d.slot_table.iter().enumerate() {
+                if let Some(t) = *t
+                    && d.feasible[slot]
+                {
+                    uniform &= table.is_none_or(|x| x == t);
+                    table = Some(t);
+                    if !tables[..n.min(MAX_TABLES)].contains(&(t as u8)) {
+                        if n < MAX_TABLES {
+                            tables[n] = t as u8;
+                        }
+                        n += 1;
+                    }
+                    match slots[slot].kind {
+                        SlotKind::Target(k) => {
+                            let tg = analysis.problem().targets[k];
+                            target = Some((tg.square, tg.piece.role));
+                        }
+                        _ => all_targets = false,
+                    }
+                }
+            }
+            if let Some(table) = table
+                && n <= MAX_TABLES
+                && d.tables.len() < usize::from(u8::MAX)
+            {
+                *f = Some(Forced {
+                    table,
+                    tables,
+                    n,
+                    target: target.filter(|_| all_targets && uniform),
+                });
+                forced_units |= 1 << unit;
+            }
+        }
+        let mut color_units = [0u64; 2];
+        for (unit, u) in analysis.problem().units.iter().enumerate() {
+            color_units[ci(u.piece.color)] |= 1 << unit;
+        }
         Searcher {
+            color_units,
+            slot_costs,
+            costs_known,
+            forced,
+            forced_units,
+            detours: RefCell::default(),
             analysis,
             target,
             start_unit,
@@ -168,7 +313,7 @@ impl<'a> Searcher<'a> {
     }
 
     /// The initial array as a node, if the target is within reach in `rem` plies.
-    pub(crate) fn root(&self, rem: u32) -> Option<Node<'static>> {
+    pub(crate) fn root(&self, rem: u32) -> Option<Node> {
         let pos = Chess::default();
         if !self.castling_ok(&pos) {
             return None;
@@ -195,14 +340,32 @@ impl<'a> Searcher<'a> {
             pos,
             ids: self.start_unit,
             squares,
-            st: [Cow::Owned(w), Cow::Owned(b)],
+            st: [Rc::new(w), Rc::new(b)],
             surplus: [0; 2],
+            frozen: Bitboard::EMPTY,
+            spare: [0; 2],
+            detour: [0; 32],
+            detours: [0; 2],
+            beyond: [u32::MAX; 2],
         };
         for color in Color::ALL {
             let surplus = self.pair_surplus(&node, color);
             node.surplus[ci(color)] = surplus;
             let bound = node.st[ci(color)].value() + surplus as i32;
             if bound > moves_left(color, Color::White, rem) {
+                return None;
+            }
+            node.spare[ci(color)] = moves_left(color, Color::White, rem) - bound;
+        }
+        node.frozen = self.frozen_squares(&node, node.spare);
+        let mut bits = self.forced_units;
+        while bits != 0 {
+            let u = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            node.detour[u] = self.detour(&node, u);
+        }
+        for color in Color::ALL {
+            if !self.detours_fit(&mut node, color) {
                 return None;
             }
         }
@@ -257,7 +420,36 @@ impl<'a> Searcher<'a> {
 
     /// Plays `m` (leaving `rem` plies) and returns the new node unless a necessary
     /// condition fails.
-    pub(crate) fn child<'n>(&self, node: &'n Node<'_>, m: Move, rem: u32) -> Option<Node<'n>> {
+    /// The column of `unit` standing at `place` for the rows of `track` (castling rights
+    /// `castling`): [`Analysis::column`], read from the table of slot costs when the unit has
+    /// no castling alternative there.
+    #[inline]
+    fn column(
+        &self,
+        track: &SideTrack,
+        unit: usize,
+        place: Place,
+        castling: Bitboard,
+    ) -> [u8; MAX] {
+        let s = state(place.role, place.square);
+        if self.analysis.castles_from(unit, s) {
+            return self.analysis.column(track, unit, place, castling);
+        }
+        let computed;
+        let costs = if self.costs_known[unit * STATES + s] {
+            &self.slot_costs[unit * STATES + s]
+        } else {
+            computed = self.analysis.slot_costs(unit, s);
+            &computed
+        };
+        let mut col = [0u8; MAX];
+        for (c, &slot) in col.iter_mut().zip(track.row_slots()) {
+            *c = costs[usize::from(slot)];
+        }
+        col
+    }
+
+    pub(crate) fn child(&self, node: &Node, m: Move, rem: u32) -> Option<Node> {
         let a = self.analysis;
         let mover = node.pos.turn();
         let opp = !mover;
@@ -345,6 +537,22 @@ impl<'a> Searcher<'a> {
             // A pawn with captures still to make cannot be captured.
             return None;
         }
+        // The mover's bound after the move, before the position is played: a unit that moved
+        // is off its start square, so its column counts no castling (the rights do not
+        // matter).
+        let early_col = (n_moved == 1).then(|| {
+            self.column(
+                &node.st[ci(mover)],
+                unit,
+                moved[0].1,
+                node.pos.castles().castling_rights(),
+            )
+        });
+        if let Some(col) = &early_col
+            && a.track_move_bound(&node.st[ci(mover)], unit, col) > left
+        {
+            return None;
+        }
 
         let mut pos = node.pos.clone();
         pos.play_unchecked(m);
@@ -369,8 +577,11 @@ impl<'a> Searcher<'a> {
         let lost = rights_before & !rights;
 
         // The mover's assignment.
-        let mut mover_st =
-            a.track_move(&node.st[ci(mover)], moved[0].0, moved[0].1, rights, left)?;
+        let col = match early_col {
+            Some(col) if !a.castles_from(unit, state(moved[0].1.role, moved[0].1.square)) => col,
+            _ => self.column(&node.st[ci(mover)], moved[0].0, moved[0].1, rights),
+        };
+        let mut mover_st = a.track_move_column(&node.st[ci(mover)], moved[0].0, &col, left)?;
         if n_moved == 2 {
             mover_st = a.track_move(&mover_st, moved[1].0, moved[1].1, rights, left)?;
         }
@@ -394,9 +605,9 @@ impl<'a> Searcher<'a> {
                     return None;
                 }
             }
-            Cow::Owned(st)
+            Rc::new(st)
         } else {
-            Cow::Borrowed(&*node.st[ci(opp)])
+            Rc::clone(&node.st[ci(opp)])
         };
         // Each unit of the other side still to be captured takes one move of the mover.
         if a.capture_rows(&opp_st) > left {
@@ -430,19 +641,27 @@ impl<'a> Searcher<'a> {
             }
         }
 
-        let mover_st = Cow::Owned(mover_st);
+        let mover_st = Rc::new(mover_st);
         let st = if mover == Color::White {
             [mover_st, opp_st]
         } else {
             [opp_st, mover_st]
         };
-        let mut node = Node {
+        let parent_frozen = node.frozen;
+        let parent_spare = node.spare;
+        let mut next = Node {
             pos,
             ids,
             squares,
             st,
             surplus: node.surplus,
+            frozen: node.frozen,
+            spare: node.spare,
+            detour: node.detour,
+            detours: node.detours,
+            beyond: node.beyond,
         };
+        let node = &mut next;
         // Units that obstruct each other need more together. A side's surplus changes only
         // when one of its pairs' units moves or castling rights go (captures: recomputed too).
         let touched = moved[..n_moved]
@@ -450,39 +669,354 @@ impl<'a> Searcher<'a> {
             .any(|&(u, _)| self.pair_units[ci(mover)] & (1 << u) != 0);
         let recompute = !lost.is_empty() || victim.is_some();
         if touched || recompute {
-            node.surplus[ci(mover)] = self.pair_surplus(&node, mover);
+            node.surplus[ci(mover)] = self.pair_surplus(node, mover);
+            node.beyond[ci(mover)] = u32::MAX;
         }
         if recompute {
-            node.surplus[ci(opp)] = self.pair_surplus(&node, opp);
+            node.surplus[ci(opp)] = self.pair_surplus(node, opp);
+            node.beyond[ci(opp)] = u32::MAX;
         }
+        let parent_detour = node.detour;
         if node.st[ci(mover)].value() + node.surplus[ci(mover)] as i32 > left {
             return None;
         }
-        Some(node)
+
+        // Units that never move again are obstacles: the others' routes around them.
+        if self.forced_units != 0 {
+            let opp_left = moves_left(opp, opp, rem);
+            let mut spare = [0i32; 2];
+            spare[ci(mover)] = left - node.st[ci(mover)].value() - node.surplus[ci(mover)] as i32;
+            spare[ci(opp)] = opp_left - node.st[ci(opp)].value() - node.surplus[ci(opp)] as i32;
+            node.spare = spare;
+            let tight = |sp: [i32; 2]| [sp[0] < 2, sp[1] < 2];
+            node.frozen = if victim.is_some() || tight(spare) != tight(parent_spare) {
+                self.frozen_squares(node, spare)
+            } else {
+                // Only the units that moved can have come to (or left) their targets.
+                let mut frozen = parent_frozen;
+                frozen.discard(from);
+                if let Move::Castle { rook, .. } = m {
+                    frozen.discard(rook);
+                }
+                for &(u, place) in &moved[..n_moved] {
+                    if self.freezes(node, u, spare) {
+                        frozen.add(place.square);
+                    }
+                }
+                frozen
+            };
+            if let Some((v, _)) = victim {
+                node.detour[v] = 0;
+            }
+            if node.frozen.is_empty() {
+                // No obstacles: no detours counted.
+                node.detour = [0; 32];
+            } else if node.frozen == parent_frozen {
+                for &(u, _) in &moved[..n_moved] {
+                    node.detour[u] = self.detour(node, u);
+                }
+            } else {
+                let mut bits = self.forced_units;
+                while bits != 0 {
+                    let u = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    node.detour[u] = self.detour(node, u);
+                }
+            }
+            for color in [mover, opp] {
+                let mut pairs = self.pair_units[ci(color)];
+                let mut changed = false;
+                while pairs != 0 && !changed {
+                    let u = pairs.trailing_zeros() as usize;
+                    pairs &= pairs - 1;
+                    changed = node.detour[u] != parent_detour[u];
+                }
+                if changed {
+                    node.beyond[ci(color)] = u32::MAX;
+                }
+                if !self.detours_fit(node, color) {
+                    return None;
+                }
+            }
+        }
+        Some(next)
+    }
+
+    /// Sums `color`'s detours into `node.detours` and checks that they fit in its moves to
+    /// spare. The units of a pair may have detours as well as the pair's surplus: then the
+    /// side needs its assignment's cost, every detour, and of each pair only the surplus beyond
+    /// its two units' detours (for each pair of the greedy choice, `max(surplus, detours)`,
+    /// each a lower bound of what the two need beyond their columns).
+    fn detours_fit(&self, node: &mut Node, color: Color) -> bool {
+        let mut total = 0u32;
+        let mut in_pairs = 0u32;
+        let mut bits = self.forced_units & self.color_units[ci(color)];
+        while bits != 0 {
+            let u = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let x = u32::from(node.detour[u]);
+            total += x;
+            if self.pair_units[ci(color)] & (1 << u) != 0 {
+                in_pairs += x;
+            }
+        }
+        node.detours[ci(color)] = total;
+        // `spare` counts the pairs' whole surplus: beside it, only the detours of units outside
+        // pairs add up.
+        let spare = i64::from(node.spare[ci(color)]);
+        if i64::from(total - in_pairs) > spare {
+            return false;
+        }
+        if in_pairs == 0 {
+            return true;
+        }
+        // With them: take the pairs' surplus back, add what is left of it once every detour
+        // is counted.
+        if i64::from(total) - i64::from(node.surplus[ci(color)]) > spare {
+            return false;
+        }
+        if node.beyond[ci(color)] == u32::MAX {
+            node.beyond[ci(color)] = self.pair_surplus_beyond(node, color, &|u| node.detour[u]);
+        }
+        let beyond = node.beyond[ci(color)];
+        i64::from(total) + i64::from(beyond) - i64::from(node.surplus[ci(color)]) <= spare
+    }
+
+    /// The squares of the units that stand on their only target (every fate they may still have
+    /// is that target) and never move again: a pawn
+    /// (it cannot come back), or a piece of a side with fewer than two moves to spare (`spare`,
+    /// per colour: leaving and coming back takes two) that cannot castle from there and is in
+    /// none of its side's pairs (whose surplus may count such a step aside). Such a unit is
+    /// never captured either (its only fate is the target).
+    fn frozen_squares(&self, node: &Node, spare: [i32; 2]) -> Bitboard {
+        let mut frozen = Bitboard::EMPTY;
+        let mut bits = self.forced_units;
+        while bits != 0 {
+            let u = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            if self.freezes(node, u, spare) {
+                frozen.add(Square::new(u32::from(node.squares[u])));
+            }
+        }
+        frozen
+    }
+
+    /// Whether unit `u` never moves again (see [`Searcher::frozen_squares`]).
+    #[inline]
+    fn freezes(&self, node: &Node, u: usize, spare: [i32; 2]) -> bool {
+        let Some((target, target_role)) = self.forced[u].and_then(|f| f.target) else {
+            return false;
+        };
+        let sq = Square::new(u32::from(node.squares[u]));
+        if sq != target || usize::from(node.ids[sq.to_usize()]) != u {
+            return false;
+        }
+        let Some(role) = node.pos.board().role_at(sq) else {
+            return false;
+        };
+        if role != target_role {
+            return false;
+        }
+        let color = self.analysis.units[u].unit.piece.color;
+        role == Role::Pawn
+            || (spare[ci(color)] < 2
+                && self.pair_units[ci(color)] & (1 << u) == 0
+                && !self.analysis.castles_from(u, state(role, sq)))
+    }
+
+    /// The moves a unit `u` (see [`Forced`]) needs beyond its column's cost when the units of
+    /// `node.frozen` stand in its way: for each of its fates, its fewest moves to the fate's
+    /// goals on its graph avoiding them, less the fate's table distance; the least of these
+    /// over its fates (units of pairs count only with one fate) (a king also the squares that frozen pawns, knights and king of the other side
+    /// attack), less the table's distance. They add to its side's bound (see
+    /// [`Searcher::detours_fit`] for units of pairs). 0 for other units, units that are frozen
+    /// themselves or may still castle (the table counts castling, the detour would not); `FAR` when no route is
+    /// left.
+    fn detour(&self, node: &Node, u: usize) -> u8 {
+        let Some(f) = self.forced[u] else { return 0 };
+        let color = self.analysis.units[u].unit.piece.color;
+        let sq = Square::new(u32::from(node.squares[u]));
+        if usize::from(node.ids[sq.to_usize()]) != u || node.frozen.contains(sq) {
+            return 0;
+        }
+        let Some(role) = node.pos.board().role_at(sq) else {
+            return 0;
+        };
+        let s = state(role, sq);
+        if self.analysis.castles_from(u, s) {
+            return 0;
+        }
+        let d = &self.analysis.units[u];
+        let tables = &f.tables[..f.n];
+        let base = d.tables[f.table].moves[s];
+        if f.n == 1 && (base == FAR || base == 0) {
+            return 0;
+        }
+        if f.n > 1 {
+            // Several fates: the detour counted is the least over them (the assignment may
+            // take any). Units of pairs are left out: their surplus counts fates together.
+            if self.pair_units[ci(color)] & (1 << u) != 0 {
+                return 0;
+            }
+            let bases = tables.iter().map(|&t| d.tables[usize::from(t)].moves[s]);
+            if bases.clone().any(|b| b == 0) || bases.clone().all(|b| b == FAR) {
+                return 0;
+            }
+        }
+        let mut obstacles = node.frozen;
+        if role == Role::King {
+            // Nor may a king step where a frozen pawn, knight or king of the other side attacks
+            // (for ever: those attacks never change; a line piece's may be blocked).
+            let board = node.pos.board();
+            let theirs = node.frozen & board.by_color(!color);
+            for sq in theirs & (board.pawns() | board.knights() | board.kings()) {
+                if let Some(piece) = board.piece_at(sq) {
+                    obstacles |= shakmaty::attacks::attacks(sq, piece, Bitboard::EMPTY);
+                }
+            }
+        }
+        let key = (obstacles.0, (u * STATES + s) as u32);
+        if let Some(&x) = self.detours.borrow().get(&key) {
+            return x;
+        }
+        let x = if f.n == 1 {
+            match self.route_around(u, f.table, s, obstacles) {
+                Some(m) => m.saturating_sub(base),
+                None => FAR,
+            }
+        } else {
+            let dist = self.distances_around(u, s, obstacles);
+            let mut least = FAR;
+            for &t in tables {
+                let table = &d.tables[usize::from(t)];
+                let b = table.moves[s];
+                if b == FAR {
+                    continue;
+                }
+                let mut best = FAR;
+                for (r, squares) in table.goals.0.iter().enumerate() {
+                    for sq in *squares {
+                        best = best.min(dist[r * 64 + sq.to_usize()]);
+                    }
+                }
+                least = least.min(best.saturating_sub(b));
+            }
+            least
+        };
+        self.detours.borrow_mut().insert(key, x);
+        x
+    }
+
+    /// Fewest moves of unit `u` from state `s` to every state on its graph, never crossing or
+    /// landing on `obstacles` (breadth-first; `FAR` where there is no route).
+    fn distances_around(&self, u: usize, s: usize, obstacles: Bitboard) -> [u8; STATES] {
+        let d = &self.analysis.units[u];
+        let mut dist = [FAR; STATES];
+        let mut queue = [0u16; STATES];
+        let (mut head, mut tail) = (0, 0);
+        dist[s] = 0;
+        queue[tail] = s as u16;
+        tail += 1;
+        while head < tail {
+            let x = usize::from(queue[head]);
+            head += 1;
+            let (role, from) = (state_role(x), state_square(x));
+            for to in d.graph.edges[x] & !obstacles {
+                if path(role, from, to).intersects(obstacles) {
+                    continue;
+                }
+                let roles = d.graph.targets_of(x, to);
+                for r in Role::ALL {
+                    if roles & role_bit(r) == 0 {
+                        continue;
+                    }
+                    let y = state(r, to);
+                    if dist[y] == FAR {
+                        dist[y] = dist[x].saturating_add(1);
+                        queue[tail] = y as u16;
+                        tail += 1;
+                    }
+                }
+            }
+        }
+        dist
+    }
+
+    /// Fewest moves of unit `u` from state `s` to the goals of its table `t` on its graph,
+    /// never crossing or landing on `obstacles` (breadth-first); `None` when there is no route.
+    fn route_around(&self, u: usize, t: usize, s: usize, obstacles: Bitboard) -> Option<u8> {
+        let d = &self.analysis.units[u];
+        let goals = &d.tables[t].goals;
+        if goals.contains(s) {
+            return Some(0);
+        }
+        let mut dist = [FAR; STATES];
+        let mut queue = [0u16; STATES];
+        let (mut head, mut tail) = (0, 0);
+        dist[s] = 0;
+        queue[tail] = s as u16;
+        tail += 1;
+        while head < tail {
+            let x = usize::from(queue[head]);
+            head += 1;
+            let (role, from) = (state_role(x), state_square(x));
+            for to in d.graph.edges[x] & !obstacles {
+                if path(role, from, to).intersects(obstacles) {
+                    continue;
+                }
+                let roles = d.graph.targets_of(x, to);
+                for r in Role::ALL {
+                    if roles & role_bit(r) == 0 {
+                        continue;
+                    }
+                    let y = state(r, to);
+                    if dist[y] != FAR {
+                        continue;
+                    }
+                    dist[y] = dist[x].saturating_add(1);
+                    if goals.contains(y) {
+                        return Some(dist[y]);
+                    }
+                    queue[tail] = y as u16;
+                    tail += 1;
+                }
+            }
+        }
+        None
     }
 
     /// The surplus of `color`'s pairs of units that obstruct each other, at `node`.
-    fn pair_surplus(&self, node: &Node<'_>, color: Color) -> u32 {
+    fn pair_surplus(&self, node: &Node, color: Color) -> u32 {
+        self.pair_surplus_beyond(node, color, &|_| 0)
+    }
+
+    /// [`Searcher::pair_surplus`] with each pair's surplus less `detour` of its two units.
+    fn pair_surplus_beyond(&self, node: &Node, color: Color, detour: &dyn Fn(usize) -> u8) -> u32 {
         let pairs = &self.analysis.pairs[color];
         if pairs.is_empty() {
             return 0;
         }
+        // Each pair unit's state, looked up once (a unit is in several pairs).
         let board = node.pos.board();
-        let state_of = |u: usize| {
+        let mut states = [u16::MAX; 32];
+        let mut bits = self.pair_units[ci(color)];
+        while bits != 0 {
+            let u = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
             let sq = Square::new(u32::from(node.squares[u]));
-            (usize::from(node.ids[sq.to_usize()]) == u)
-                .then(|| {
-                    board
-                        .role_at(sq)
-                        .map(|r| crate::required::graph::state(r, sq))
-                })
-                .flatten()
-        };
-        crate::required::pairs::surplus(
+            if usize::from(node.ids[sq.to_usize()]) == u
+                && let Some(r) = board.role_at(sq)
+            {
+                states[u] = state(r, sq) as u16;
+            }
+        }
+        let state_of = |u: usize| (states[u] != u16::MAX).then(|| usize::from(states[u]));
+        crate::required::pairs::surplus_beyond(
             self.analysis,
             pairs,
             &state_of,
             node.pos.castles().castling_rights(),
+            detour,
         )
     }
 
@@ -514,6 +1048,17 @@ impl<'a> Searcher<'a> {
         }
     }
 
+    /// The table key of a node: the position (placement, side to move, castling rights, the
+    /// e.p. square when a capture there is legal) and the plies left — not the units'
+    /// identities, although [`Searcher::child`] prunes with them (which original unit stands
+    /// where, the assignments, the frozen units). This is sound because every pruning rule is a
+    /// necessary condition of *whole* games from the initial array: if a node reached by the
+    /// history `h` has a continuation `c` that reaches the target, `h` then `c` is a proof game
+    /// and no node on `c` is pruned. So the count stored for a node is exactly the number of
+    /// continuations from its position, whatever identities the history gave its units, and
+    /// any other history reaching the same position with the same plies left may reuse it.
+    /// (The same holds for the dead positions of [`Searcher::find`].) Counts of an aborted
+    /// subtree, which are only lower bounds, are never stored.
     fn key(pos: &Chess, rem: u32) -> Key {
         let h: Zobrist64 = pos.zobrist_hash(EnPassantMode::Legal);
         (h.0, rem)
@@ -573,7 +1118,7 @@ impl<'a> Searcher<'a> {
             if diff.count() > 4 {
                 return 0;
             }
-            for m in node.pos.legal_moves() {
+            for &m in &node.pos.legal_moves() {
                 let from = match m {
                     Move::Normal { from, .. } | Move::EnPassant { from, .. } => from,
                     Move::Castle { king, .. } => king,
@@ -588,7 +1133,7 @@ impl<'a> Searcher<'a> {
             }
             return total;
         }
-        for m in node.pos.legal_moves() {
+        for &m in &node.pos.legal_moves() {
             let Some(child) = self.child(node, m, rem - 1) else {
                 continue;
             };
@@ -632,7 +1177,7 @@ impl<'a> Searcher<'a> {
             }
             return;
         }
-        for m in node.pos.legal_moves() {
+        for &m in &node.pos.legal_moves() {
             let Some(child) = self.child(node, m, rem - 1) else {
                 continue;
             };
@@ -657,7 +1202,7 @@ impl<'a> Searcher<'a> {
         if self.dead.contains(&key) || !self.charge() {
             return false;
         }
-        for m in node.pos.legal_moves() {
+        for &m in &node.pos.legal_moves() {
             let Some(child) = self.child(node, m, rem - 1) else {
                 continue;
             };
@@ -771,16 +1316,7 @@ mod tests {
             for (k, &m) in game.iter().enumerate() {
                 let rem = plies - k as u32 - 1;
                 node = match searcher.child(&node, m, rem) {
-                    Some(child) => Node {
-                        pos: child.pos,
-                        ids: child.ids,
-                        squares: child.squares,
-                        st: [
-                            Cow::Owned(child.st[0].clone().into_owned()),
-                            Cow::Owned(child.st[1].clone().into_owned()),
-                        ],
-                        surplus: child.surplus,
-                    },
+                    Some(child) => child,
                     None => panic!(
                         "pruned after {} plies of {}: {}",
                         k + 1,
@@ -822,16 +1358,7 @@ mod regressions {
         for (k, &m) in game.iter().enumerate() {
             let rem = plies - k as u32 - 1;
             node = match searcher.child(&node, m, rem) {
-                Some(child) => Node {
-                    pos: child.pos,
-                    ids: child.ids,
-                    squares: child.squares,
-                    st: [
-                        Cow::Owned(child.st[0].clone().into_owned()),
-                        Cow::Owned(child.st[1].clone().into_owned()),
-                    ],
-                    surplus: child.surplus,
-                },
+                Some(child) => child,
                 None => return Err(format!("pruned at ply {} ({m})", k + 1)),
             };
         }
@@ -849,6 +1376,11 @@ mod regressions {
             (
                 "1Nr1kbnr/p2pp1pp/2p1Q1b1/1p3p2/8/8/PPP1PPPP/RNB1KBNR b",
                 "d4 b5 d5 Bb7 d6 Be4 Qd5 c6 Qe6 Qc7 dxc7 Bg6 cxb8=N f5 Na6 Rc8 Nb8",
+            ),
+            (
+                "rn1qk2r/pppn2p1/3p4/4pp1p/7K/4PPPP/PPPP2bb/RNBQ1BNR w",
+                "f3 e5 Kf2 Bc5+ Kg3 d6 Nh3 Bg1 Nf4 Bh3 e3 f5 Ne2 Nf6 Kh4 h5 g3 Bg2 h3 Bh2 Ng1 \
+                 Nfd7#",
             ),
         ] {
             if san.is_empty() {

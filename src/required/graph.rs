@@ -69,7 +69,7 @@ impl States {
     }
 
     /// Whether the set holds state `s`.
-    #[cfg(test)]
+    #[inline]
     pub(crate) fn contains(&self, s: usize) -> bool {
         self.0[s / 64].contains(Square::new((s % 64) as u32))
     }

@@ -817,11 +817,16 @@ pub(crate) fn narrow_by_joint_play(
 /// The largest total surplus of pairwise disjoint pairs (greedy, largest first) at the states
 /// `state_of(unit)`, with the castling `rights`. Every pair's surplus adds to its side's bound
 /// as long as no unit counts twice.
-pub(crate) fn surplus(
+///
+/// Each pair's surplus is taken less `beyond` of its two units (what else already counts for
+/// them: a pair's surplus and their own extras are lower bounds of the same moves, so only the
+/// larger may count).
+pub(crate) fn surplus_beyond(
     a: &Analysis,
     pairs: &[Pair],
     state_of: &dyn Fn(usize) -> Option<usize>,
     rights: Bitboard,
+    beyond: &dyn Fn(usize) -> u8,
 ) -> u32 {
     let mut found: [(u8, usize, usize); 24] = [(0, 0, 0); 24];
     let mut n = 0;
@@ -829,7 +834,9 @@ pub(crate) fn surplus(
         let (Some(x), Some(y)) = (state_of(p.units[0]), state_of(p.units[1])) else {
             continue;
         };
-        let s = p.surplus(a, x, y, rights);
+        let s = p
+            .surplus(a, x, y, rights)
+            .saturating_sub(beyond(p.units[0]).saturating_add(beyond(p.units[1])));
         if s > 0 && n < found.len() {
             found[n] = (s, p.units[0], p.units[1]);
             n += 1;

@@ -15,12 +15,16 @@ const NO: u8 = u8::MAX;
 /// One side's assignment along a game: its live units (columns) against its live slots (rows).
 #[derive(Clone, Debug)]
 pub(crate) struct SideTrack {
-    color: Color,
     moves: Matching,
     /// The slot (index in the analysis's slots of this colour) of each row.
     row_slot: [u8; MAX],
     /// The unit (index in the problem) of each column.
     col_unit: [u8; MAX],
+    /// The column of each unit (index in the problem), `NO` for none: the inverse of
+    /// `col_unit`, so that a move finds its column without a search.
+    unit_col: [u8; 2 * MAX],
+    /// Rows that are captures (the captures the other side can still make).
+    capture_rows: u8,
 }
 
 impl SideTrack {
@@ -30,8 +34,18 @@ impl SideTrack {
         self.moves.value()
     }
 
+    #[inline]
     fn column_of(&self, unit: usize) -> Option<usize> {
-        (0..self.moves.size()).find(|&j| usize::from(self.col_unit[j]) == unit)
+        match self.unit_col.get(unit).copied() {
+            Some(j) if j != NO => Some(usize::from(j)),
+            _ => None,
+        }
+    }
+
+    /// The slot (index in the analysis's slots of the side's colour) of each row, in row order.
+    #[inline]
+    pub(crate) fn row_slots(&self) -> &[u8] {
+        &self.row_slot[..self.moves.size()]
     }
 }
 
@@ -119,16 +133,23 @@ impl Analysis {
         let cols = &self.columns[color];
         let n = cols.len();
         let mut track = SideTrack {
-            color,
             moves: Matching::new(n),
             row_slot: [NO; MAX],
             col_unit: [NO; MAX],
+            unit_col: [NO; 2 * MAX],
+            capture_rows: 0,
         };
         for r in 0..n {
             track.row_slot[r] = r as u8;
         }
+        track.capture_rows = self.slots[color]
+            .iter()
+            .take(n)
+            .filter(|slot| matches!(slot.kind, SlotKind::Capture { .. }))
+            .count() as u8;
         for (j, &i) in cols.iter().enumerate() {
             track.col_unit[j] = i as u8;
+            track.unit_col[i] = j as u8;
             let u = &self.units[i].unit;
             let col = self.column(
                 &track,
@@ -176,14 +197,68 @@ impl Analysis {
         castling: Bitboard,
         left: i32,
     ) -> Option<SideTrack> {
-        let j = track.column_of(unit)?;
         let col = self.column(track, unit, place, castling);
-        if track.moves.column_bound(j, &col) > left {
+        self.track_move_column(track, unit, &col, left)
+    }
+
+    /// [`Analysis::track_move`] with the unit's new column `col` (as [`Analysis::column`]
+    /// gives it) already computed.
+    #[inline]
+    pub(crate) fn track_move_column(
+        &self,
+        track: &SideTrack,
+        unit: usize,
+        col: &[u8; MAX],
+        left: i32,
+    ) -> Option<SideTrack> {
+        let j = track.column_of(unit)?;
+        if track.moves.column_bound(j, col) > left {
             return None;
         }
         let mut next = track.clone();
-        next.moves.replace_column(j, &col);
+        next.moves.replace_column(j, col);
         (next.value() <= left).then_some(next)
+    }
+
+    /// The lower bound of the side's needs after `unit` gets the column `col` (see
+    /// [`Matching::column_bound`]), without changing anything; `INF` when the unit has no
+    /// column.
+    #[inline]
+    pub(crate) fn track_move_bound(&self, track: &SideTrack, unit: usize, col: &[u8; MAX]) -> i32 {
+        match track.column_of(unit) {
+            Some(j) => track.moves.column_bound(j, col),
+            None => INF,
+        }
+    }
+
+    /// The costs of the unit standing in state `s` for each slot of its colour (slot order, not
+    /// row order), without castling alternatives: [`Analysis::column`] is this table read
+    /// through the track's rows whenever the unit has no castling alternative at `s`.
+    pub(crate) fn slot_costs(&self, unit: usize, s: usize) -> [u8; MAX] {
+        let d = &self.units[unit];
+        let mut col = [NONE; MAX];
+        for (slot, c) in col
+            .iter_mut()
+            .enumerate()
+            .take(self.slots[d.unit.piece.color].len())
+        {
+            *c = match d.slot_table.get(slot).copied().flatten() {
+                Some(t) if d.feasible[slot] => {
+                    let m = d.tables[t].moves[s];
+                    if m == FAR { NONE } else { m.min(NONE - 1) }
+                }
+                _ => NONE,
+            };
+        }
+        col
+    }
+
+    /// Whether [`Analysis::column`] of the unit in state `s` may count a castling alternative
+    /// (it stands on its start square and may castle).
+    #[inline]
+    pub(crate) fn castles_from(&self, unit: usize, s: usize) -> bool {
+        let d = &self.units[unit];
+        d.graph.castles.iter().any(|&c| c) && state(d.unit.piece.role, d.unit.square) == s
     }
 
     /// Refreshes the columns of `units` at their places (after castling rights were lost).
@@ -256,18 +331,19 @@ impl Analysis {
         }
         next.row_slot[last] = NO;
         next.col_unit[last] = NO;
+        next.unit_col[victim] = NO;
+        if c != last {
+            next.unit_col[usize::from(next.col_unit[c])] = c as u8;
+        }
+        next.capture_rows -= 1;
         (next.value() <= left).then_some(next)
     }
 
     /// Units of the track's side that are still to be captured (the captures the other side
     /// can still make).
+    #[inline]
     pub(crate) fn capture_rows(&self, track: &SideTrack) -> i32 {
-        (0..track.moves.size())
-            .filter(|&r| {
-                let slot = usize::from(track.row_slot[r]);
-                matches!(self.slots[track.color][slot].kind, SlotKind::Capture { .. })
-            })
-            .count() as i32
+        i32::from(track.capture_rows)
     }
 
     /// Whether the pawn `unit` of the other side still has captures pending in `track`
