@@ -22,16 +22,18 @@ const PROBE_NODES: u64 = 1_000;
 
 /// The refutation of `q` (a reset's predecessor that passed the static checks and the
 /// history refutations) when its whole graph of reversible retractions, explored within
-/// `budget.seal_nodes` positions (and no more than the search's own `max_nodes`), holds no
+/// `budget.seal_nodes` positions (and no more than the search's own `max_nodes`, which must
+/// allow at least the probe's 1,000), holds no
 /// origin that survives the refinement (with `budget`'s chain depths): every reset that could
 /// lead into it is refuted, and it is not the initial array. None when the graph does not fit,
 /// the deadline comes, or an origin stands.
 pub fn sealed(q: &Position, convention: Convention, budget: &Budget) -> Option<Refutation> {
     let limit = budget.seal_nodes.min(budget.max_nodes);
-    if limit == 0 || q.is_initial() {
+    // A search held below the probe's size is a quick look: sealing is not tried.
+    if limit < PROBE_NODES || q.is_initial() {
         return None;
     }
-    let mut nodes = PROBE_NODES.min(limit);
+    let mut nodes = PROBE_NODES;
     loop {
         let inner = Budget {
             max_nodes: nodes,
