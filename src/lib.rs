@@ -31,6 +31,7 @@ pub mod certify;
 pub mod clock;
 pub mod codex;
 pub mod construct;
+mod fast_hash;
 pub mod format;
 pub mod games;
 pub mod lastmoves;

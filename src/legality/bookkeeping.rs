@@ -23,14 +23,10 @@
 //! position is refuted. Every condition is necessary, so a real game's position always has a
 //! pair (the tests check it on every position of real and random games).
 
-use std::{
-    collections::HashMap,
-    hash::{BuildHasherDefault, Hasher},
-};
-
 use shakmaty::{Bitboard, Board, Color, File, Piece, Rank, Role, Square};
 
 use super::position::step_targets;
+use crate::fast_hash::FastMap;
 
 /// What the straight pawn of one file did in an assignment (a pawn that never left its
 /// file), for the checks between the sides.
@@ -54,41 +50,7 @@ enum Straight {
 type Summary = ([Straight; 8], u8, u8);
 
 /// One side's assignments, summarised, with the fewest pawn captures each needs.
-type Summaries = HashMap<Summary, u8, BuildHasherDefault<FastHasher>>;
-
-/// A multiplicative hasher for the summaries (small keys hashed at every leaf of the
-/// enumeration, where SipHash dominated the time) and the cages' states; no input comes from
-/// outside the solver.
-#[derive(Default)]
-pub(super) struct FastHasher(u64);
-
-impl Hasher for FastHasher {
-    fn finish(&self) -> u64 {
-        self.0 ^ (self.0 >> 29)
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    fn write_u8(&mut self, x: u8) {
-        self.write_u64(u64::from(x));
-    }
-
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-
-    fn write_usize(&mut self, x: usize) {
-        self.write_u64(x as u64);
-    }
-
-    fn write_isize(&mut self, x: isize) {
-        self.write_u64(x as u64);
-    }
-}
+type Summaries = FastMap<Summary, u8>;
 
 /// The most pairs of summaries (one per side) compared; beyond, the position is not refuted.
 const MAX_PAIRS: usize = 4_000_000;

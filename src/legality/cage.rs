@@ -25,17 +25,10 @@
 //! that wall it in. Every relaxation above only lets the unit out more easily, so the test never
 //! refutes a position a real game reaches; a test that runs out of its budget refutes nothing.
 
-use std::{
-    collections::{HashMap, HashSet},
-    hash::BuildHasherDefault,
-};
-
 use shakmaty::{Bitboard, Board, Color, Piece, Rank, Role, Square, attacks};
 
-use super::{bookkeeping::FastHasher, position::original_squares};
-
-/// A map with the solver's own small keys, hashed fast.
-type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
+use super::position::original_squares;
+use crate::fast_hash::{FastMap, FastSet};
 
 /// The most states (pawn placements with the unit's region) one unit's test may visit; beyond,
 /// it refutes nothing.
@@ -246,7 +239,7 @@ fn escapes(key: &CageKey, costs: &mut FastMap<(Bitboard, Color), Option<u8>>) ->
     if (first & goals).any() {
         return true;
     }
-    let mut seen: HashSet<State, BuildHasherDefault<FastHasher>> = HashSet::default();
+    let mut seen: FastSet<State> = FastSet::default();
     let start = State {
         at: first.first().unwrap_or(key.square),
         ..start

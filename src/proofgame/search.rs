@@ -20,6 +20,7 @@ use shakmaty::{
 };
 
 use super::{Budget, Target};
+use crate::fast_hash::FastMap;
 use crate::required::{
     analysis::{Analysis, SlotKind},
     graph::{FAR, STATES, path, role_bit, state, state_role, state_square},
@@ -50,27 +51,6 @@ impl Hasher for ZobristKeyHasher {
 
 type Key = (u64, u32);
 type Build = BuildHasherDefault<ZobristKeyHasher>;
-
-/// Hasher for keys that are not uniformly distributed (bitboards, small indexes).
-#[derive(Default)]
-pub(crate) struct MixHasher(u64);
-
-impl Hasher for MixHasher {
-    fn finish(&self) -> u64 {
-        self.0 ^ (self.0 >> 29)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.write_u64(u64::from(v));
-    }
-}
 
 /// A unit that is not fixed, with the distance tables of the fates it may still take (at most
 /// [`MAX_TABLES`] distinct ones): its column in its side's assignment counts, for each fate,
@@ -147,7 +127,7 @@ pub(crate) struct Searcher<'a> {
     color_units: [u64; 2],
     /// Detours of units around obstacles, by (the
     /// obstacles, `unit * STATES + state`): see [`Searcher::detour`].
-    detours: RefCell<HashMap<(u64, u32), u8, BuildHasherDefault<MixHasher>>>,
+    detours: RefCell<FastMap<(u64, u32), u8>>,
 }
 
 /// A position reached by the search: the units' identities and both sides' assignments.
@@ -910,50 +890,34 @@ impl<'a> Searcher<'a> {
     /// Fewest moves of unit `u` from state `s` to every state on its graph, never crossing or
     /// landing on `obstacles` (breadth-first; `FAR` where there is no route).
     fn distances_around(&self, u: usize, s: usize, obstacles: Bitboard) -> [u8; STATES] {
-        let d = &self.analysis.units[u];
-        let mut dist = [FAR; STATES];
-        let mut queue = [0u16; STATES];
-        let (mut head, mut tail) = (0, 0);
-        dist[s] = 0;
-        queue[tail] = s as u16;
-        tail += 1;
-        while head < tail {
-            let x = usize::from(queue[head]);
-            head += 1;
-            let (role, from) = (state_role(x), state_square(x));
-            for to in d.graph.edges[x] & !obstacles {
-                if path(role, from, to).intersects(obstacles) {
-                    continue;
-                }
-                let roles = d.graph.targets_of(x, to);
-                for r in Role::ALL {
-                    if roles & role_bit(r) == 0 {
-                        continue;
-                    }
-                    let y = state(r, to);
-                    if dist[y] == FAR {
-                        dist[y] = dist[x].saturating_add(1);
-                        queue[tail] = y as u16;
-                        tail += 1;
-                    }
-                }
-            }
-        }
-        dist
+        self.breadth_first_around(u, s, obstacles, |_| false).0
     }
 
     /// Fewest moves of unit `u` from state `s` to the goals of its table `t` on its graph,
     /// never crossing or landing on `obstacles` (breadth-first); `None` when there is no route.
     fn route_around(&self, u: usize, t: usize, s: usize, obstacles: Bitboard) -> Option<u8> {
+        let goals = &self.analysis.units[u].tables[t].goals;
+        self.breadth_first_around(u, s, obstacles, |y| goals.contains(y))
+            .1
+    }
+
+    /// The breadth-first search of [`Searcher::distances_around`], stopping at the first state
+    /// `stop` accepts (the start included): the distances found so far, and that state's.
+    fn breadth_first_around(
+        &self,
+        u: usize,
+        s: usize,
+        obstacles: Bitboard,
+        stop: impl Fn(usize) -> bool,
+    ) -> ([u8; STATES], Option<u8>) {
         let d = &self.analysis.units[u];
-        let goals = &d.tables[t].goals;
-        if goals.contains(s) {
-            return Some(0);
-        }
         let mut dist = [FAR; STATES];
         let mut queue = [0u16; STATES];
         let (mut head, mut tail) = (0, 0);
         dist[s] = 0;
+        if stop(s) {
+            return (dist, Some(0));
+        }
         queue[tail] = s as u16;
         tail += 1;
         while head < tail {
@@ -974,15 +938,15 @@ impl<'a> Searcher<'a> {
                         continue;
                     }
                     dist[y] = dist[x].saturating_add(1);
-                    if goals.contains(y) {
-                        return Some(dist[y]);
+                    if stop(y) {
+                        return (dist, Some(dist[y]));
                     }
                     queue[tail] = y as u16;
                     tail += 1;
                 }
             }
         }
-        None
+        (dist, None)
     }
 
     /// The surplus of `color`'s pairs of units that obstruct each other, at `node`.
