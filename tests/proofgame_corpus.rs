@@ -12,7 +12,9 @@ use std::{
     time::{Duration, Instant},
 };
 
-use retroclock::proofgame::{Budget, Target, parse_san_line, proof_games, replay_reaches};
+use retroclock::proofgame::{
+    Budget, MAX_PLIES, Target, parse_san_line, proof_games, replay_reaches, search_keeps,
+};
 use shakmaty::{Board, Color, Move};
 
 /// Longest problem (in plies) tried by default: the whole test takes about a minute
@@ -295,4 +297,45 @@ fn euclide_proof_games() {
         eprintln!("FAIL {f}");
     }
     assert!(failures.is_empty(), "{} failures", failures.len());
+}
+
+/// Every recorded solution of every problem (whatever its length, up to the search's own
+/// limit) is walked through the search towards its diagram: no pruning rule may cut a real
+/// proof game at any ply. Cheap (no search), so it covers the long problems that the count
+/// above cannot finish.
+#[test]
+fn recorded_solutions_are_never_pruned() {
+    let file = corpus_dir().join("euclide_proof_games.tsv");
+    let Ok(text) = std::fs::read_to_string(&file) else {
+        eprintln!("skipped: corpus not found at {}", file.display());
+        return;
+    };
+    let mut walked = 0;
+    let mut failures = Vec::new();
+    for row in parse_rows(&text) {
+        let board: Board = row.placement.parse().expect("placement");
+        let target = Target::new(board, row.turn);
+        for s in &row.solutions {
+            let Some(game) = parse_san_line(s) else {
+                continue; // not a legal game: the count test reports it
+            };
+            if !replay_reaches(&target, &game) || game.len() as u32 > MAX_PLIES {
+                continue;
+            }
+            walked += 1;
+            if let Err(why) = search_keeps(&target, &game) {
+                failures.push(format!("{} {}: {why}: {s}", row.set, row.index));
+            }
+        }
+    }
+    eprintln!("recorded solutions walked through the search: {walked}");
+    for f in &failures {
+        eprintln!("FAIL {f}");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} recorded solutions pruned",
+        failures.len()
+    );
+    assert!(walked >= 150, "only {walked} recorded solutions walked");
 }

@@ -293,6 +293,45 @@ fn search_games(target: &Target, plies: u32, budget: &Budget, limit: usize) -> P
     result
 }
 
+/// Where the search would cut `game`, a game from the initial array that is meant to reach
+/// `target` in exactly its length: `Ok(())` when the static analysis admits the target and
+/// every node on the way is kept, else the ply and what cut it. Every pruning rule is a
+/// necessary condition of the whole game, so a real proof game must pass: this is how a
+/// composer's intended solution (or a recorded one) checks the search's soundness, and how
+/// one learns why a game is not among the answers. Games longer than [`MAX_PLIES`] are
+/// refused.
+pub fn search_keeps(target: &Target, game: &[Move]) -> Result<(), String> {
+    let plies = u32::try_from(game.len()).unwrap_or(u32::MAX);
+    if plies > MAX_PLIES {
+        return Err(format!(
+            "{plies} plies: longer than the search's {MAX_PLIES}"
+        ));
+    }
+    if checks_impossible(target) {
+        return Err("the target's checks are impossible".to_string());
+    }
+    let problem = problem_for(target, plies).ok_or("the target's material cannot exist")?;
+    let analysis = analyse(&problem).map_err(|e| format!("the static analysis refutes it: {e}"))?;
+    let searcher = Searcher::new(&analysis, target, &Budget::default());
+    let mut node = searcher.root(plies).ok_or("the root is pruned")?;
+    let mut pos = Chess::default();
+    for (k, &m) in game.iter().enumerate() {
+        if !pos.is_legal(m) {
+            return Err(format!("ply {} ({m}) is not legal", k + 1));
+        }
+        let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
+        let rem = plies - k as u32 - 1;
+        node = searcher
+            .child(&node, m, rem)
+            .ok_or_else(|| format!("pruned at ply {} ({san})", k + 1))?;
+    }
+    if searcher.is_goal(&node.pos) {
+        Ok(())
+    } else {
+        Err("the game does not end on the target".to_string())
+    }
+}
+
 /// Finds some proof game of at most `max_plies` plies (at most [`MAX_PLIES`]),
 /// trying the lengths in increasing order (iterative deepening). `None` when there
 /// is none, or when the budget (shared by all lengths) ran out first.

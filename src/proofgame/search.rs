@@ -1299,34 +1299,13 @@ mod tests {
 #[cfg(test)]
 mod regressions {
     use super::*;
-    use crate::required::{Problem, analyse};
-    use shakmaty::ByColor;
 
     /// Walks `san` (a proof game of `target`) through the search: no node on the way may be
     /// pruned. Returns the ply where it was, with the reason.
     fn walk(target: &str, san: &str) -> Result<(), String> {
         let target = Target::from_fen(target).unwrap();
         let game = super::super::parse_san_line(san).unwrap();
-        let plies = game.len() as u32;
-        let problem = Problem::proof_game(
-            &target.board,
-            target.castling,
-            ByColor {
-                white: plies.div_ceil(2),
-                black: plies / 2,
-            },
-        );
-        let analysis = analyse(&problem).map_err(|e| format!("analysis: {e}"))?;
-        let searcher = Searcher::new(&analysis, &target, &Budget::UNLIMITED);
-        let mut node = searcher.root(plies).ok_or("root")?;
-        for (k, &m) in game.iter().enumerate() {
-            let rem = plies - k as u32 - 1;
-            node = match searcher.child(&node, m, rem) {
-                Some(child) => child,
-                None => return Err(format!("pruned at ply {} ({m})", k + 1)),
-            };
-        }
-        Ok(())
+        super::super::search_keeps(&target, &game)
     }
 
     #[test]
