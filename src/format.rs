@@ -622,11 +622,12 @@ fn refinement_json(r: &crate::clock::Refinement) -> Value {
         "max_depth": r.max_depth,
         "checked": r.checked,
         "positions": r.positions,
+        "refuted_count": r.refuted_count,
         "refuted": r.refuted.iter().map(|x| json!({
             "distance": x.distance,
             "depth": x.depth,
             "rule": x.rule,
-            "reasons": x.histories,
+            "reasons": x.reasons.iter().map(|r| r.to_string()).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
         "by_rule": r.by_rule().iter().map(|g| json!({
             "rule": g.rule,
@@ -656,13 +657,10 @@ fn clocks(a: u32, b: u32) -> String {
 /// the chain that stands is in the shortest line's origin).
 fn refinement_human(r: &crate::clock::Refinement) -> String {
     let mut out = String::new();
-    if let (Some(first), Some(last)) = (
-        r.refuted.iter().map(|x| x.distance).min(),
-        r.refuted.iter().map(|x| x.distance).max(),
-    ) {
+    if let Some((first, last)) = r.refuted_distances() {
         out.push_str(&format!(
             "  refuted: {} candidate origin(s) at {} (every reset there is impossible):\n",
-            r.refuted.len(),
+            r.refuted_count,
             clocks(first, last)
         ));
         for g in r.by_rule() {

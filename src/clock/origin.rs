@@ -308,7 +308,8 @@ pub fn origin_status_refuting(
 /// Looks at every reset retraction of `pos`: `Found` as soon as one leads to the initial array
 /// or to a predecessor that passes the static checks ([`reset_predecessor_passes`]: a unit put
 /// back by an un-capture may stand where no unit can have got, walled off by pawns that never
-/// moved), is not refuted by its history (when `history` is given) and has a chain `depth`
+/// moved), is not refuted by its history (when `history` is given: the bookkeeping before the
+/// static checks, a cage after them) and has a chain `depth`
 /// deep (`budget` positions per reset, counted in `spent`) that `seal` does not refute;
 /// `Unknown` if a budget ran out on one and none was found; `Dead` otherwise. Returns the
 /// refutations by history and by `seal` too.
@@ -328,13 +329,21 @@ fn resets_status(
     visit_retractions_cached(pos, Filter::Resets(convention), cache, |r| {
         let q = &r.predecessor;
         let mut left = budget;
+        // The bookkeeping first: a look-up for all but the first predecessor with these pawns
+        // and material, and in a composed diagram it refutes most of them.
         let found = if q.is_initial() {
             ChainStatus::Found
+        } else if let Some(refutation) = history
+            .as_deref_mut()
+            .and_then(|h| legality::refute_by_bookkeeping(q, h))
+        {
+            refutations.push(refutation);
+            ChainStatus::Dead
         } else if !reset_predecessor_passes(q) {
             ChainStatus::Dead
         } else if let Some(refutation) = history
             .as_deref_mut()
-            .and_then(|h| legality::refute_history(q, h))
+            .and_then(|h| legality::refute_by_cage(q, h))
         {
             refutations.push(refutation);
             ChainStatus::Dead

@@ -28,7 +28,10 @@ use super::{
     search::{Budget, Graph},
 };
 
-/// The most candidates looked at more deeply in one solve.
+/// The most candidates looked at more deeply in one solve, unless the search may store more
+/// positions than this (`Budget::max_nodes`): then as many as it may store (each candidate is a
+/// stored position, and in a composed diagram nearly every one is a candidate that the
+/// bookkeeping refutes by a look-up).
 const MAX_CANDIDATES: usize = 2_000_000;
 
 /// The most positions the deeper checks of one solve may generate, all candidates together
@@ -44,8 +47,14 @@ pub struct Refinement {
     pub checked: usize,
     /// Positions the deeper checks generated.
     pub positions: u64,
-    /// Candidates dropped because every line from them dies; with the depth that showed it.
+    /// The nearest candidates dropped (the first [`REFUTED_KEPT`], nearest first): every line
+    /// from them dies, or every reset's predecessor is refuted; with the depth that showed it.
     pub refuted: Vec<Refuted>,
+    /// How many candidates were dropped in all.
+    pub refuted_count: usize,
+    /// All the dropped candidates grouped by the rule that refuted them, in the order the
+    /// rules first refuted one (see [`Refinement::by_rule`]).
+    groups: Vec<RuleGroup>,
     /// The depth of the chain found below the candidate that gives the minimum, when one was
     /// found at `max_depth` (None when the check ran out of budget, or nothing stood).
     pub confirmed_depth: Option<u32>,
@@ -68,29 +77,46 @@ pub struct RuleGroup {
     pub example: Option<String>,
 }
 
+/// Refuted candidates kept one by one (the nearest); the rest are counted by rule only, so that
+/// a composed diagram with millions of them keeps its memory.
+pub const REFUTED_KEPT: usize = 1000;
+
 impl Refinement {
     /// The refuted candidates grouped by the rule that refuted them, the most frequent first.
     pub fn by_rule(&self) -> Vec<RuleGroup> {
-        let mut groups: Vec<RuleGroup> = Vec::new();
-        for x in &self.refuted {
-            match groups.iter_mut().find(|g| g.rule == x.rule) {
-                Some(g) => {
-                    g.count += 1;
-                    g.distances.0 = g.distances.0.min(x.distance);
-                    g.distances.1 = g.distances.1.max(x.distance);
-                    g.max_depth = g.max_depth.max(x.depth);
-                }
-                None => groups.push(RuleGroup {
-                    rule: x.rule,
-                    count: 1,
-                    distances: (x.distance, x.distance),
-                    max_depth: x.depth,
-                    example: x.histories.first().cloned(),
-                }),
-            }
-        }
+        let mut groups = self.groups.clone();
         groups.sort_by(|a, b| b.count.cmp(&a.count).then(a.rule.cmp(b.rule)));
         groups
+    }
+
+    /// The clock values of the nearest and the farthest candidate dropped.
+    pub fn refuted_distances(&self) -> Option<(u32, u32)> {
+        let first = self.groups.iter().map(|g| g.distances.0).min()?;
+        let last = self.groups.iter().map(|g| g.distances.1).max()?;
+        Some((first, last))
+    }
+
+    /// Counts `x` in its rule's group, and keeps it if it is among the nearest.
+    fn record(&mut self, x: Refuted) {
+        self.refuted_count += 1;
+        match self.groups.iter_mut().find(|g| g.rule == x.rule) {
+            Some(g) => {
+                g.count += 1;
+                g.distances.0 = g.distances.0.min(x.distance);
+                g.distances.1 = g.distances.1.max(x.distance);
+                g.max_depth = g.max_depth.max(x.depth);
+            }
+            None => self.groups.push(RuleGroup {
+                rule: x.rule,
+                count: 1,
+                distances: (x.distance, x.distance),
+                max_depth: x.depth,
+                example: x.reasons.first().map(Refutation::to_string),
+            }),
+        }
+        if self.refuted.len() < REFUTED_KEPT {
+            self.refuted.push(x);
+        }
     }
 }
 
@@ -103,8 +129,9 @@ pub struct Refuted {
     /// histories refuted it).
     pub depth: u32,
     /// What refuted the predecessors of its resets by their histories (empty when deeper chains
-    /// did): one entry per predecessor.
-    pub histories: Vec<String>,
+    /// did): one entry per predecessor. Kept as values (a composed diagram may have millions
+    /// of refuted candidates): the answer formats the few it shows.
+    pub reasons: Vec<Refutation>,
     /// The rule that refuted it: `chain` (every line dies), a history rule (`bookkeeping`,
     /// `cage`), or `sealed` (a predecessor's whole reversible graph has no way in).
     pub rule: &'static str,
@@ -172,7 +199,7 @@ pub fn refine_minimum(graph: &mut Graph, convention: Convention, budget: &Budget
                     FirstCheck {
                         verdict,
                         rule: refutations.first().map(Refutation::rule),
-                        histories: refutations.iter().map(|r| r.to_string()).collect(),
+                        reasons: refutations,
                         spent,
                     }
                 })
@@ -197,8 +224,8 @@ struct FirstCheck {
     verdict: ChainStatus,
     /// The rule of the first refutation, if any.
     rule: Option<&'static str>,
-    /// The refutations, as the answer shows them.
-    histories: Vec<String>,
+    /// The refutations.
+    reasons: Vec<Refutation>,
     /// Positions the check generated.
     spent: u64,
 }
@@ -218,7 +245,7 @@ fn refine_candidate(
     pos: &crate::position::Position,
     first: FirstCheck,
 ) -> bool {
-    if out.checked >= MAX_CANDIDATES {
+    if out.checked >= MAX_CANDIDATES.max(usize::try_from(budget.max_nodes).unwrap_or(usize::MAX)) {
         out.stopped_by = Some("candidate budget");
         return true;
     }
@@ -238,10 +265,10 @@ fn refine_candidate(
     out.positions += first.spent;
     if let (ChainStatus::Dead, Some(rule)) = (verdict, first.rule) {
         graph.origin.remove(i);
-        out.refuted.push(Refuted {
+        out.record(Refuted {
             distance,
             depth: budget.chain_depth,
-            histories: first.histories,
+            reasons: first.reasons,
             rule,
         });
         return false;
@@ -261,10 +288,10 @@ fn refine_candidate(
     match verdict {
         ChainStatus::Dead => {
             graph.origin.remove(i);
-            out.refuted.push(Refuted {
+            out.record(Refuted {
                 distance,
                 depth,
-                histories: Vec::new(),
+                reasons: Vec::new(),
                 rule: "chain",
             });
             false
@@ -289,10 +316,10 @@ fn refine_candidate(
                 let mut refutations = refutations;
                 refutations.sort_by_key(|r| r.rule() != "sealed");
                 let rule = refutations[0].rule();
-                out.refuted.push(Refuted {
+                out.record(Refuted {
                     distance,
                     depth,
-                    histories: refutations.iter().map(|r| r.to_string()).collect(),
+                    reasons: refutations,
                     rule,
                 });
                 return false;
@@ -344,7 +371,7 @@ mod tests {
             vec![Refuted {
                 distance: 0,
                 depth: 1,
-                histories: Vec::new(),
+                reasons: Vec::new(),
                 rule: "chain",
             }]
         );
@@ -417,9 +444,9 @@ mod tests {
             })
             .collect();
         assert!(
-            answers[0].2.refuted.len() > 100,
+            answers[0].2.refuted_count > 100,
             "{}",
-            answers[0].2.refuted.len()
+            answers[0].2.refuted_count
         );
         assert_eq!(answers[0], answers[1]);
     }

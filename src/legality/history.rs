@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use crate::position::Position;
+use crate::{fast_hash::FastMap, position::Position};
 
 use super::{
     bookkeeping::{bookkeeping_ok, frozen_lost},
@@ -82,8 +82,7 @@ impl fmt::Display for Refutation {
 pub struct HistoryCache {
     cages: CageCache,
     /// Bookkeeping verdicts by pawns and counts of each role per side.
-    bookkeeping:
-        std::collections::HashMap<(shakmaty::Bitboard, shakmaty::Bitboard, [u8; 14]), bool>,
+    bookkeeping: FastMap<(shakmaty::Bitboard, shakmaty::Bitboard, [u8; 14]), bool>,
 }
 
 impl HistoryCache {
@@ -93,8 +92,16 @@ impl HistoryCache {
     }
 }
 
-/// The first refutation of `pos`'s history, if one applies.
+/// The first refutation of `pos`'s history, if one applies: [`refute_by_bookkeeping`], then
+/// [`refute_by_cage`].
 pub fn refute_history(pos: &Position, cache: &mut HistoryCache) -> Option<Refutation> {
+    refute_by_bookkeeping(pos, cache).or_else(|| refute_by_cage(pos, cache))
+}
+
+/// The refutation of `pos` by the bookkeeping of its pawns and material
+/// ([`super::bookkeeping`]): a look-up once the pawns and material were seen (all the
+/// positions of one search share them), so callers check it before costlier conditions.
+pub fn refute_by_bookkeeping(pos: &Position, cache: &mut HistoryCache) -> Option<Refutation> {
     let board = &pos.board;
     let key = (
         board.pawns() & board.white(),
@@ -105,10 +112,12 @@ pub fn refute_history(pos: &Position, cache: &mut HistoryCache) -> Option<Refuta
         .bookkeeping
         .entry(key)
         .or_insert_with(|| bookkeeping_ok(board));
-    if !kept {
-        return Some(Refutation::Bookkeeping);
-    }
-    caged_unit(board, pos.castling, &mut cache.cages).map(Refutation::Caged)
+    (!kept).then_some(Refutation::Bookkeeping)
+}
+
+/// The refutation of `pos` by a unit caged where it can never have got ([`super::cage`]).
+pub fn refute_by_cage(pos: &Position, cache: &mut HistoryCache) -> Option<Refutation> {
+    caged_unit(&pos.board, pos.castling, &mut cache.cages).map(Refutation::Caged)
 }
 
 /// The count of each piece role of each side, bishops by square colour, and each side's

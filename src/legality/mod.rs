@@ -28,7 +28,9 @@ use shakmaty::{Bitboard, Board, Color, File, Role, Square};
 
 pub use bookkeeping::bookkeeping_ok;
 pub use cage::{CageCache, Caged, caged_unit};
-pub use history::{HistoryCache, Refutation, refute_history};
+pub use history::{
+    HistoryCache, Refutation, refute_by_bookkeeping, refute_by_cage, refute_history,
+};
 pub(crate) use material::SideSlack;
 pub use material::{
     Allowance, Material, UNASSIGNABLE, allowance, material_ok, material_reasons, material_side_ok,
