@@ -33,6 +33,11 @@ impl Hasher for FastHasher {
         self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
 
+    fn write_u128(&mut self, x: u128) {
+        self.write_u64(x as u64);
+        self.write_u64((x >> 64) as u64);
+    }
+
     fn write_usize(&mut self, x: usize) {
         self.write_u64(x as u64);
     }

@@ -580,6 +580,19 @@ impl Ids {
         }
     }
 
+    /// Position `i` read back from its exact code (`layout` is the graph's); None for hashed
+    /// identities, which cannot be read back.
+    pub fn unpack(&self, i: usize, layout: Option<&Layout>) -> Option<Position> {
+        let layout = layout?;
+        match self {
+            Ids::Exact32(ids) => ids.get(i).map(|&c| layout.unpack(c)),
+            Ids::Exact64(ids) => ids.get(i).map(|&c| layout.unpack(c)),
+            Ids::Exact96(ids) => ids.get(i).map(|&c| layout.unpack(c)),
+            Ids::Exact128(ids) => ids.get(i).map(|&c| layout.unpack(c)),
+            Ids::Hashed(_) => None,
+        }
+    }
+
     /// Gives back spare capacity.
     pub fn shrink_to_fit(&mut self) {
         match self {

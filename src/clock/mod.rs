@@ -489,8 +489,8 @@ fn replay_line(
     Some((root, backward, pos))
 }
 
-/// The position stored as node `i` of `graph`, rebuilt along the line by which the search
-/// first reached it; `parents` is [`Graph::parents`] (for many positions, computed once), or
+/// The position stored as node `i` of `graph`: read back from its code when the code is exact,
+/// else rebuilt along the line by which the search first reached it; `parents` is [`Graph::parents`] (for many positions, computed once), or
 /// empty for a root. The positions rebuilt on the way are kept in `memo` (cleared when it
 /// holds [`MEMO_LIMIT`] of them), so that the positions of one level, asked in turn, each cost
 /// one step from their parent's.
@@ -501,6 +501,10 @@ pub(crate) fn position_of(
     convention: Convention,
     memo: &mut HashMap<usize, Position>,
 ) -> Option<Position> {
+    // An exact code is read back directly.
+    if let Some(pos) = graph.ids.unpack(i, graph.layout.as_ref()) {
+        return Some(pos);
+    }
     let mut line = vec![i];
     let mut j = i;
     let mut pos = loop {

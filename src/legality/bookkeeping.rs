@@ -102,26 +102,26 @@ pub(super) fn frozen_lost(board: &Board, color: Color) -> u8 {
     // The answer depends only on which pawns of `color` stand on their starting rank and on
     // which back-rank squares hold their original piece: 16 bits, kept per thread.
     let ours = board.by_color(color);
-    let back = Bitboard::from_rank(color.fold_wb(Rank::First, Rank::Eighth));
-    let second = Bitboard::from_rank(color.fold_wb(Rank::Second, Rank::Seventh));
-    let files = |files: &[File]| {
-        files
-            .iter()
-            .fold(Bitboard::EMPTY, |b, &f| b | Bitboard::from_file(f))
-    };
+    let back_rank = color.fold_wb(Rank::First, Rank::Eighth);
+    let second_rank = color.fold_wb(Rank::Second, Rank::Seventh);
+    // Files as masks: a and h, b and g, c and f, d, e.
+    const A_H: u64 = 0x8181_8181_8181_8181;
+    const B_G: u64 = 0x4242_4242_4242_4242;
+    const C_F: u64 = 0x2424_2424_2424_2424;
+    const D: u64 = 0x0808_0808_0808_0808;
+    const E: u64 = 0x1010_1010_1010_1010;
     let originals = ours
-        & back
-        & ((board.rooks() & files(&[File::A, File::H]))
-            | (board.knights() & files(&[File::B, File::G]))
-            | (board.bishops() & files(&[File::C, File::F]))
-            | (board.queens() & files(&[File::D]))
-            | (board.kings() & files(&[File::E])));
-    let file_bits = |b: Bitboard| {
-        b.into_iter()
-            .fold(0u16, |bits, sq| bits | 1 << u16::from(sq.file()))
-    };
-    let key = usize::from(file_bits(board.pawns() & ours & second) << 8 | file_bits(originals))
-        + usize::from(color.is_black()) * (1 << 16);
+        & Bitboard::from_rank(back_rank)
+        & ((board.rooks() & Bitboard(A_H))
+            | (board.knights() & Bitboard(B_G))
+            | (board.bishops() & Bitboard(C_F))
+            | (board.queens() & Bitboard(D))
+            | (board.kings() & Bitboard(E)));
+    // The squares of one rank, as a bit per file.
+    let file_bits = |b: Bitboard, rank: Rank| ((b.0 >> (8 * u32::from(rank))) & 0xFF) as u16;
+    let key = usize::from(
+        file_bits(board.pawns() & ours, second_rank) << 8 | file_bits(originals, back_rank),
+    ) + usize::from(color.is_black()) * (1 << 16);
     thread_local! {
         static KNOWN: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }

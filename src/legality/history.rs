@@ -82,7 +82,7 @@ impl fmt::Display for Refutation {
 pub struct HistoryCache {
     cages: CageCache,
     /// Bookkeeping verdicts by pawns and counts of each role per side.
-    bookkeeping: FastMap<(shakmaty::Bitboard, shakmaty::Bitboard, [u8; 14]), bool>,
+    bookkeeping: FastMap<(u64, u64, u128), bool>,
 }
 
 impl HistoryCache {
@@ -104,8 +104,8 @@ pub fn refute_history(pos: &Position, cache: &mut HistoryCache) -> Option<Refuta
 pub fn refute_by_bookkeeping(pos: &Position, cache: &mut HistoryCache) -> Option<Refutation> {
     let board = &pos.board;
     let key = (
-        board.pawns() & board.white(),
-        board.pawns() & board.black(),
+        (board.pawns() & board.white()).0,
+        (board.pawns() & board.black()).0,
         material_key(board),
     );
     let kept = *cache
@@ -121,13 +121,13 @@ pub fn refute_by_cage(pos: &Position, cache: &mut HistoryCache) -> Option<Refuta
 }
 
 /// The count of each piece role of each side, bishops by square colour, and each side's
-/// frozen units that are gone: with the pawns, all that the bookkeeping depends on.
-fn material_key(board: &shakmaty::Board) -> [u8; 14] {
+/// frozen units that are gone (a byte each, packed): with the pawns, all that the bookkeeping
+/// depends on.
+fn material_key(board: &shakmaty::Board) -> u128 {
     use shakmaty::{Bitboard, Color};
-    let mut key = [0u8; 14];
-    key[12] = frozen_lost(board, Color::White);
-    key[13] = frozen_lost(board, Color::Black);
-    for (i, color) in Color::ALL.into_iter().enumerate() {
+    let mut key = u128::from(frozen_lost(board, Color::White)) << 8
+        | u128::from(frozen_lost(board, Color::Black));
+    for color in Color::ALL {
         let ours = board.by_color(color);
         let roles = [
             board.queens() & ours,
@@ -137,8 +137,8 @@ fn material_key(board: &shakmaty::Board) -> [u8; 14] {
             board.bishops() & ours & Bitboard::DARK_SQUARES,
             board.kings() & ours,
         ];
-        for (j, set) in roles.into_iter().enumerate() {
-            key[i * 6 + j] = set.count() as u8;
+        for set in roles {
+            key = key << 8 | set.count() as u128;
         }
     }
     key
