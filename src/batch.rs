@@ -232,7 +232,8 @@ pub fn check(entry: &Entry, settings: &Settings) -> Outcome {
     let deadline = settings.timeout.map(|t| Instant::now() + t);
     let limits = Limits {
         search: Budget {
-            max_nodes: settings.max_nodes,
+            // An entry may say what its search needs (`nodes`).
+            max_nodes: puzzle.max_nodes.unwrap_or(settings.max_nodes),
             deadline,
             chain_depth: settings.chain_depth,
             max_bytes: settings.max_bytes,

@@ -9,7 +9,8 @@
 //! `sol` (the stated answer), and the standard `hmvc` / `fmvn` for the halfmove clock and the
 //! fullmove number; for `last N?`, `extra` (the further plies each sequence is checked back,
 //! default 1) and `ep` (how the e.p. field `-` is read: `capturable`, the default, or
-//! `standard`; see [`crate::lastmoves::EpReading`]). Operands may be quoted with `"`; each operation ends with `;`. A plain FEN
+//! `standard`; see [`crate::lastmoves::EpReading`]); `nodes` (the positions the entry's search
+//! may store, in place of the batch's own budget: a composed diagram may need millions). Operands may be quoted with `"`; each operation ends with `;`. A plain FEN
 //! line (5 or 6 fields, or 4 with no operations) is an entry with stipulation `fen`.
 //!
 //! The stated answer's syntax depends on the stipulation:
@@ -185,6 +186,9 @@ pub struct Puzzle {
     /// The `game` operation: a PGN file (relative to the puzzle file) whose game from the
     /// initial array ends in the position; the reader of the file reads it.
     pub game: Option<String>,
+    /// The `nodes` operation: the positions the entry's search may store, in place of the
+    /// batch's `--max-nodes`.
+    pub max_nodes: Option<u64>,
     /// The `c0`… comments or any other operations, kept as text.
     pub other: Vec<(String, String)>,
 }
@@ -302,6 +306,7 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
             ep_reading: EpReading::default(),
             codex: false,
             game: None,
+            max_nodes: None,
             other: Vec::new(),
         });
     }
@@ -316,6 +321,7 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
     let mut extra = 1;
     let mut ep_reading = EpReading::default();
     let mut game = None;
+    let mut max_nodes = None;
     let mut other = Vec::new();
     for (op, arg) in ops {
         match op.as_str() {
@@ -341,6 +347,13 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
                 }
             }
             "fmvn" => fmvn = arg,
+            "nodes" => {
+                max_nodes = Some(arg.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| {
+                    err(format!(
+                        "nodes: expected a positive number of positions, found '{arg}'"
+                    ))
+                })?)
+            }
             "game" if arg.trim().is_empty() => {
                 return Err(err("game: expected the name of a PGN file".to_string()));
             }
@@ -390,6 +403,7 @@ fn parse_line(content: &str, line: usize) -> Result<Puzzle, PuzzleError> {
         ep_reading,
         codex,
         game,
+        max_nodes,
         other,
     })
 }
@@ -446,6 +460,22 @@ mod tests {
                 parity: Some(1)
             })
         );
+    }
+
+    #[test]
+    fn an_entry_may_give_its_own_search_budget() {
+        let read = |line: &str| parse_puzzles(line).remove(0);
+        let big = read("4k3/8/8/8/8/8/8/4K3 w - - stip \"clock?\"; nodes 30000000;").unwrap();
+        assert_eq!(big.max_nodes, Some(30_000_000));
+        let plain = read("4k3/8/8/8/8/8/8/4K3 w - - stip \"clock?\";").unwrap();
+        assert_eq!(plain.max_nodes, None);
+        for bad in ["0", "many", "-5"] {
+            let e = read(&format!("4k3/8/8/8/8/8/8/4K3 w - - nodes {bad};")).unwrap_err();
+            assert!(
+                e.line == 1 && e.message.contains("nodes: expected a positive number"),
+                "{e}"
+            );
+        }
     }
 
     #[test]
