@@ -358,6 +358,47 @@ mod tests {
     }
 
     #[test]
+    fn every_refuted_candidate_is_counted_and_the_nearest_are_kept() {
+        let mut r = Refinement::default();
+        for k in 0..1500u32 {
+            let by_chain = k % 3 == 0;
+            r.record(Refuted {
+                distance: k / 10,
+                depth: if by_chain { 4 } else { 2 },
+                reasons: if by_chain {
+                    Vec::new()
+                } else {
+                    vec![Refutation::Bookkeeping]
+                },
+                rule: if by_chain { "chain" } else { "bookkeeping" },
+            });
+        }
+        assert_eq!(r.refuted_count, 1500);
+        assert_eq!(r.refuted.len(), REFUTED_KEPT);
+        assert_eq!(r.refuted.last().map(|x| x.distance), Some(99));
+        assert_eq!(r.refuted_distances(), Some((0, 149)));
+        let groups = r.by_rule();
+        assert_eq!(
+            groups
+                .iter()
+                .map(|g| (g.rule, g.count, g.distances, g.max_depth))
+                .collect::<Vec<_>>(),
+            vec![
+                ("bookkeeping", 1000, (0, 149), 2),
+                ("chain", 500, (0, 149), 4)
+            ]
+        );
+        assert!(
+            groups[0]
+                .example
+                .as_deref()
+                .unwrap()
+                .contains("bookkeeping")
+        );
+        assert_eq!(groups[1].example, None);
+    }
+
+    #[test]
     fn a_deeper_chain_refutes_the_origin_a_shallow_one_lets_through() {
         let shallow = solve(0, 0);
         assert_eq!(shallow.min, Some(0), "depth 0 accepts 1.d5 as the reset");
