@@ -642,6 +642,7 @@ mod tests {
             layout: None,
             level_start: vec![0],
             origin: Bits::default(),
+            booked: Bits::default(),
             adjacency: Default::default(),
             complete: true,
             stopped_by: None,

@@ -271,9 +271,65 @@ pub(crate) fn origin_status_cached(
         spent,
         cache,
         None,
+        false,
         &mut |_| None,
     )
     .0
+}
+
+/// The search's own check of `pos` as a reset origin: as [`origin_status_cached`], with every
+/// reset's predecessor refuted first, when `bookkeeping`, by the bookkeeping of its pawns and
+/// material (a look-up once the pawns and material were seen; in a composed diagram it refutes
+/// nearly every reset, before any chain is sought). Returns the status and whether the bookkeeping
+/// refuted a predecessor of a position that is no origin (every reset there is impossible,
+/// one at least by the bookkeeping), for the answer to count.
+pub(crate) fn search_origin_status(
+    pos: &Position,
+    convention: Convention,
+    depth: u32,
+    budget: u64,
+    cache: &mut MaterialCache,
+    bookkeeping: bool,
+) -> (ChainStatus, bool) {
+    if pos.is_initial() {
+        return (ChainStatus::Found, false);
+    }
+    with_search_history(|history| {
+        // One pass over the resets: the bookkeeping (a look-up) first; then, as in
+        // [`origin_status_cached`], a chain of king steps back found on the bitboards; the
+        // other predecessors wait for the costlier chain search.
+        let mut found = false;
+        let mut booked = false;
+        let mut waiting = Vec::new();
+        visit_retractions_cached(pos, Filter::Resets(convention), cache, |r| {
+            let q = &r.predecessor;
+            if q.is_initial() {
+                found = true;
+            } else if bookkeeping && legality::refute_by_bookkeeping(q, history).is_some() {
+                booked = true;
+            } else if !reset_predecessor_passes(q) {
+                // a dead reset
+            } else if (1..=2).contains(&depth) && king_steps_back(q, depth).is_some() {
+                found = true;
+            } else {
+                waiting.push(q.clone());
+            }
+            !found
+        });
+        if found {
+            return (ChainStatus::Found, false);
+        }
+        let mut status = ChainStatus::Dead;
+        for q in &waiting {
+            let mut left = budget;
+            match chain_status(q, depth, &mut left) {
+                ChainStatus::Found => return (ChainStatus::Found, false),
+                ChainStatus::Unknown => status = ChainStatus::Unknown,
+                ChainStatus::Dead => {}
+            }
+        }
+        (status, status == ChainStatus::Dead && booked)
+    })
 }
 
 /// As [`origin_status_counted`], refuting each reset's predecessor also by its whole history
@@ -301,6 +357,7 @@ pub fn origin_status_refuting(
         spent,
         &mut MaterialCache::new(),
         Some(history),
+        true,
         seal,
     )
 }
@@ -309,7 +366,7 @@ pub fn origin_status_refuting(
 /// or to a predecessor that passes the static checks ([`reset_predecessor_passes`]: a unit put
 /// back by an un-capture may stand where no unit can have got, walled off by pawns that never
 /// moved), is not refuted by its history (when `history` is given: the bookkeeping before the
-/// static checks, a cage after them) and has a chain `depth`
+/// static checks, a cage after them when `cages`) and has a chain `depth`
 /// deep (`budget` positions per reset, counted in `spent`) that `seal` does not refute;
 /// `Unknown` if a budget ran out on one and none was found; `Dead` otherwise. Returns the
 /// refutations by history and by `seal` too.
@@ -322,6 +379,7 @@ fn resets_status(
     spent: &mut u64,
     cache: &mut MaterialCache,
     mut history: Option<&mut legality::HistoryCache>,
+    cages: bool,
     seal: &mut dyn FnMut(&Position) -> Option<legality::Refutation>,
 ) -> (ChainStatus, Vec<legality::Refutation>) {
     let mut status = ChainStatus::Dead;
@@ -343,6 +401,7 @@ fn resets_status(
             ChainStatus::Dead
         } else if let Some(refutation) = history
             .as_deref_mut()
+            .filter(|_| cages)
             .and_then(|h| legality::refute_by_cage(q, h))
         {
             refutations.push(refutation);
@@ -397,6 +456,27 @@ pub(crate) fn with_history<R>(f: impl FnOnce(&mut legality::HistoryCache) -> R) 
             *cache = legality::HistoryCache::new();
         }
         f(cache)
+    })
+}
+
+/// Runs `f` with this thread's cache of bookkeeping verdicts for the search's origin checks:
+/// every position of a search is checked, and its resets' predecessors (a pawn or a unit put
+/// back anywhere) have many pawn structures, each costly to judge the first time, so the cache
+/// is kept across searches and emptied only when it holds a million verdicts. A call made
+/// while the cache is in use runs with a fresh one.
+fn with_search_history<R>(f: impl FnOnce(&mut legality::HistoryCache) -> R) -> R {
+    thread_local! {
+        static SEARCH: std::cell::RefCell<legality::HistoryCache> =
+            std::cell::RefCell::new(legality::HistoryCache::new());
+    }
+    SEARCH.with(|h| {
+        let Ok(mut cache) = h.try_borrow_mut() else {
+            return f(&mut legality::HistoryCache::new());
+        };
+        if cache.bookkeeping_entries() > 1_000_000 {
+            *cache = legality::HistoryCache::new();
+        }
+        f(&mut cache)
     })
 }
 

@@ -144,9 +144,76 @@ pub fn refine_minimum(graph: &mut Graph, convention: Convention, budget: &Budget
         max_depth: budget.max_chain_depth.max(budget.chain_depth),
         ..Refinement::default()
     };
-    if out.max_depth == budget.chain_depth {
-        return out;
+    if out.max_depth > budget.chain_depth {
+        refine_candidates(graph, convention, budget, &mut out);
     }
+    count_booked(graph, budget, &mut out);
+    out
+}
+
+/// Adds to `out` the positions that the search itself found to be no origin because the
+/// bookkeeping refuted their resets (see [`Graph::booked`]), up to the distance of the nearest
+/// origin that stands (all of them when none does): they are refuted candidates as much as those
+/// the refinement dropped. The nearest [`REFUTED_KEPT`] of both are kept one by one.
+fn count_booked(graph: &Graph, budget: &Budget, out: &mut Refinement) {
+    let expanded = graph.expanded();
+    let stop = (0..expanded)
+        .find(|&i| graph.is_origin(i))
+        .map_or(u32::MAX, |i| graph.dist(i));
+    let mut kept = Vec::new();
+    let mut group: Option<RuleGroup> = None;
+    for i in graph.booked.iter() {
+        let distance = graph.dist(i);
+        if distance > stop {
+            break; // positions come in breadth-first order
+        }
+        out.refuted_count += 1;
+        let g = group.get_or_insert_with(|| RuleGroup {
+            rule: "bookkeeping",
+            count: 0,
+            distances: (distance, distance),
+            max_depth: budget.chain_depth,
+            example: Some(Refutation::Bookkeeping.to_string()),
+        });
+        g.count += 1;
+        g.distances.1 = distance;
+        if kept.len() < REFUTED_KEPT {
+            kept.push(Refuted {
+                distance,
+                depth: budget.chain_depth,
+                reasons: vec![Refutation::Bookkeeping],
+                rule: "bookkeeping",
+            });
+        }
+    }
+    let Some(g) = group else {
+        return;
+    };
+    match out.groups.iter_mut().find(|x| x.rule == g.rule) {
+        Some(x) => {
+            x.count += g.count;
+            x.distances.0 = x.distances.0.min(g.distances.0);
+            x.distances.1 = x.distances.1.max(g.distances.1);
+            x.max_depth = x.max_depth.max(g.max_depth);
+            if x.distances.0 == g.distances.0 {
+                x.example = g.example;
+            }
+        }
+        None => out.groups.push(g),
+    }
+    out.refuted.extend(kept);
+    out.refuted.sort_by_key(|x| x.distance);
+    out.refuted.truncate(REFUTED_KEPT);
+}
+
+/// The refinement proper (see [`refine_minimum`]): the candidates nearest the roots, in order,
+/// until one stands or none is left.
+fn refine_candidates(
+    graph: &mut Graph,
+    convention: Convention,
+    budget: &Budget,
+    out: &mut Refinement,
+) {
     let expanded = graph.expanded();
     let mut parents: Option<Vec<u32>> = None;
     let mut memo = std::collections::HashMap::new();
@@ -177,7 +244,7 @@ pub fn refine_minimum(graph: &mut Graph, convention: Convention, budget: &Budget
             for &i in &batch {
                 match position_of(graph, parents, i, convention, &mut memo) {
                     Some(pos) => positions.push(pos),
-                    None => return out, // cannot happen for a stored position
+                    None => return, // cannot happen for a stored position
                 }
             }
             // First the refutations of the resets' histories, at the search's own depth.
@@ -205,15 +272,12 @@ pub fn refine_minimum(graph: &mut Graph, convention: Convention, budget: &Budget
                 })
                 .collect();
             for ((&i, pos), first) in batch.iter().zip(positions).zip(first_checks) {
-                if refine_candidate(
-                    graph, &mut out, budget, convention, i, distance, &pos, first,
-                ) {
-                    return out;
+                if refine_candidate(graph, out, budget, convention, i, distance, &pos, first) {
+                    return;
                 }
             }
         }
     }
-    out
 }
 
 /// Candidates checked against the histories in parallel, at most.

@@ -32,7 +32,7 @@ use super::{
     adjacency::{Adjacency, Children},
     bits::Bits,
     identity::{Code, Ids, Layout, PositionId, U96, Width},
-    origin::{ChainStatus, origin_status_cached},
+    origin::{ChainStatus, search_origin_status},
 };
 
 /// Slots in one bucket of the key index: one cache line.
@@ -354,6 +354,10 @@ pub struct Graph {
     pub level_start: Vec<u32>,
     /// Whether each expanded position is a reset origin (see [`Graph::is_origin`]).
     pub origin: Bits,
+    /// Whether each expanded position is no origin because every reset there is impossible,
+    /// one at least by the bookkeeping (see [`is_origin`]): the answer counts them among the
+    /// refuted candidates.
+    pub booked: Bits,
     /// The reversible retractions of each expanded position, as indices.
     pub adjacency: Adjacency,
     /// Whether every position reachable by reversible retractions was expanded.
@@ -482,6 +486,7 @@ impl Graph {
             layout,
             level_start: vec![0],
             origin: Bits::default(),
+            booked: Bits::default(),
             adjacency: Adjacency::default(),
             complete: false,
             stopped_by: None,
@@ -514,6 +519,7 @@ impl Graph {
         self.ids.shrink_to_fit();
         self.level_start.shrink_to_fit();
         self.origin.shrink_to_fit();
+        self.booked.shrink_to_fit();
         self.adjacency.shrink_to_fit();
         self.index_bytes = index.bytes();
     }
@@ -524,8 +530,9 @@ impl Graph {
 struct Part<C> {
     /// The index of the first position expanded.
     first: u32,
-    /// Whether each position is a reset origin.
-    origins: Vec<bool>,
+    /// Whether each position is a reset origin, and whether it is none because the
+    /// bookkeeping refuted its resets.
+    origins: Vec<(bool, bool)>,
     /// How many reversible retractions each position has.
     counts: Vec<u32>,
     /// Each retraction's target: its code and the step to it from its position, in order
@@ -536,7 +543,7 @@ struct Part<C> {
 impl<C> Part<C> {
     /// Bytes held by its vectors.
     fn bytes(&self) -> usize {
-        self.origins.capacity()
+        self.origins.capacity() * 2
             + self.counts.capacity() * 4
             + self.targets.capacity() * std::mem::size_of::<(C, Step)>()
     }
@@ -659,35 +666,46 @@ fn expand_part<C: Code>(
         });
         part.counts.push((part.targets.len() - before) as u32);
         part.origins
-            .push(is_origin_cached(pos, convention, budget, &mut material));
+            .push(origin_check(pos, convention, budget, &mut material));
     }
     part
 }
 
+/// The fewest pawns with which the search's origin checks apply the bookkeeping themselves
+/// (with fewer, the bookkeeping seldom refutes a reset, and the pawns that un-captures put back
+/// anywhere make many structures to judge: it is left to the refinement of the nearest origins).
+const BOOKKEEPING_PAWNS: usize = 10;
+
 /// Whether `pos` counts as a reset origin: the initial array, or a reset retraction leads to a
-/// predecessor that passes the necessary conditions with a chain `budget.chain_depth` deep. A
-/// candidate whose check runs out of budget is kept (it is not refuted), so that the proven
-/// bounds rest only on refutations.
+/// predecessor that passes the necessary conditions with a chain `budget.chain_depth` deep
+/// (and, in a position with [`BOOKKEEPING_PAWNS`] pawns or more, that the bookkeeping of its
+/// pawns and material does not refute). A candidate whose check runs
+/// out of budget is kept (it is not refuted), so that the proven bounds rest only on
+/// refutations.
 pub fn is_origin(pos: &Position, convention: Convention, budget: &Budget) -> bool {
-    is_origin_cached(pos, convention, budget, &mut MaterialCache::new())
+    origin_check(pos, convention, budget, &mut MaterialCache::new()).0
 }
 
-/// [`is_origin`], with the material verdicts of the reset retractions kept in `cache` for the
-/// next positions with the same material and pawns.
-fn is_origin_cached(
+/// [`is_origin`], and whether a position that is none was refuted by the bookkeeping, with the
+/// material verdicts of the reset retractions kept in `cache` for the next positions with the
+/// same material and pawns.
+fn origin_check(
     pos: &Position,
     convention: Convention,
     budget: &Budget,
     cache: &mut MaterialCache,
-) -> bool {
-    origin_status_cached(
+) -> (bool, bool) {
+    // Every position of one search has the pawns of its roots: the choice is the search's.
+    let bookkeeping = pos.board.pawns().count() >= BOOKKEEPING_PAWNS;
+    let (status, booked) = search_origin_status(
         pos,
         convention,
         budget.chain_depth,
         budget.chain_budget,
-        &mut 0,
         cache,
-    ) != ChainStatus::Dead
+        bookkeeping,
+    );
+    (status != ChainStatus::Dead, booked)
 }
 
 /// The adjacency lists of a placed chunk, waiting to be added to the graph's adjacency
@@ -725,7 +743,7 @@ fn place<C: Code>(
         );
         let targets = &part.targets;
         let mut t = 0;
-        for (origin, count) in part.origins.into_iter().zip(part.counts) {
+        for ((origin, booked), count) in part.origins.into_iter().zip(part.counts) {
             let (parent, _, parent_kept) = expanded.next().expect("a part per queued run");
             let parent = *parent as usize;
             debug_assert_eq!(parent, graph.origin.len(), "positions come in order");
@@ -740,6 +758,7 @@ fn place<C: Code>(
             debug_assert_eq!(parent_level as u32, graph.dist(parent));
             let child_level = parent_level as u32 + 1;
             graph.origin.push(origin);
+            graph.booked.push(booked);
             counts.push(count);
             for _ in 0..count {
                 if let Some((ahead, _)) = targets.get(t + AHEAD) {

@@ -90,6 +90,11 @@ impl HistoryCache {
     pub fn new() -> HistoryCache {
         HistoryCache::default()
     }
+
+    /// How many bookkeeping verdicts it holds.
+    pub fn bookkeeping_entries(&self) -> usize {
+        self.bookkeeping.len()
+    }
 }
 
 /// The first refutation of `pos`'s history, if one applies: [`refute_by_bookkeeping`], then
