@@ -294,42 +294,61 @@ pub(crate) fn search_origin_status(
     if pos.is_initial() {
         return (ChainStatus::Found, false);
     }
-    with_search_history(|history| {
-        // One pass over the resets: the bookkeeping (a look-up) first; then, as in
-        // [`origin_status_cached`], a chain of king steps back found on the bitboards; the
-        // other predecessors wait for the costlier chain search.
-        let mut found = false;
-        let mut booked = false;
-        let mut waiting = Vec::new();
-        visit_retractions_cached(pos, Filter::Resets(convention), cache, |r| {
-            let q = &r.predecessor;
-            if q.is_initial() {
-                found = true;
-            } else if bookkeeping && legality::refute_by_bookkeeping(q, history).is_some() {
-                booked = true;
-            } else if !reset_predecessor_passes(q) {
-                // a dead reset
-            } else if (1..=2).contains(&depth) && king_steps_back(q, depth).is_some() {
-                found = true;
-            } else {
-                waiting.push(q.clone());
-            }
-            !found
-        });
-        if found {
-            return (ChainStatus::Found, false);
+    if bookkeeping {
+        with_search_history(|history| {
+            resets_in_one_pass(pos, convention, depth, budget, cache, Some(history))
+        })
+    } else {
+        resets_in_one_pass(pos, convention, depth, budget, cache, None)
+    }
+}
+
+/// [`search_origin_status`]'s pass over the resets of `pos`: the bookkeeping first (when
+/// `history` is given: a look-up), then, as in [`origin_status_cached`], a chain of king steps
+/// back found on the bitboards; the other predecessors wait for the costlier chain search.
+fn resets_in_one_pass(
+    pos: &Position,
+    convention: Convention,
+    depth: u32,
+    budget: u64,
+    cache: &mut MaterialCache,
+    mut history: Option<&mut legality::HistoryCache>,
+) -> (ChainStatus, bool) {
+    let mut found = false;
+    let mut booked = false;
+    let mut waiting = Vec::new();
+    visit_retractions_cached(pos, Filter::Resets(convention), cache, |r| {
+        let q = &r.predecessor;
+        if q.is_initial() {
+            found = true;
+        } else if history
+            .as_deref_mut()
+            .is_some_and(|h| legality::refute_by_bookkeeping(q, h).is_some())
+        {
+            booked = true;
+        } else if (1..=2).contains(&depth)
+            && king_steps_back(q, depth).is_some()
+            && reset_predecessor_passes(q)
+        {
+            found = true;
+        } else {
+            waiting.push(q.clone());
         }
-        let mut status = ChainStatus::Dead;
-        for q in &waiting {
-            let mut left = budget;
-            match chain_status(q, depth, &mut left) {
-                ChainStatus::Found => return (ChainStatus::Found, false),
-                ChainStatus::Unknown => status = ChainStatus::Unknown,
-                ChainStatus::Dead => {}
-            }
+        !found
+    });
+    if found {
+        return (ChainStatus::Found, false);
+    }
+    let mut status = ChainStatus::Dead;
+    for q in waiting.iter().filter(|q| reset_predecessor_passes(q)) {
+        let mut left = budget;
+        match chain_status(q, depth, &mut left) {
+            ChainStatus::Found => return (ChainStatus::Found, false),
+            ChainStatus::Unknown => status = ChainStatus::Unknown,
+            ChainStatus::Dead => {}
         }
-        (status, status == ChainStatus::Dead && booked)
-    })
+    }
+    (status, status == ChainStatus::Dead && booked)
 }
 
 /// As [`origin_status_counted`], refuting each reset's predecessor also by its whole history
