@@ -69,10 +69,7 @@ fn no_refutation_fires_on_a_real_game() {
         (positions::Steer::Captures, 12),
         (positions::Steer::Uniform, 13),
     ] {
-        let games: Vec<Vec<Setup>> = positions::random_games(40, 300, seed, steer)
-            .into_iter()
-            .map(|plies| plies.into_iter().map(|p| p.after).collect())
-            .collect();
+        let games = random_setups(40, seed, steer);
         let before = failures.len();
         let (n, p) = check(&games, &mut cache, &mut failures);
         println!(
@@ -93,6 +90,14 @@ fn no_refutation_fires_on_a_real_game() {
             .collect::<Vec<_>>()
             .join("\n")
     );
+}
+
+/// `games` seeded random games of 300 plies, each as the positions after its plies.
+fn random_setups(games: usize, seed: u64, steer: positions::Steer) -> Vec<Vec<Setup>> {
+    positions::random_games(games, 300, seed, steer)
+        .into_iter()
+        .map(|plies| plies.into_iter().map(|p| p.after).collect())
+        .collect()
 }
 
 /// The positions right before a reset move (the next position's clock is 0), every `step`-th.
@@ -125,11 +130,7 @@ fn no_real_predecessor_of_a_reset_is_sealed() {
         (positions::Steer::Captures, 21),
         (positions::Steer::Uniform, 22),
     ] {
-        let games: Vec<Vec<Setup>> = positions::random_games(30, 300, seed, steer)
-            .into_iter()
-            .map(|plies| plies.into_iter().map(|p| p.after).collect())
-            .collect();
-        samples.extend(before_resets(&games, 2));
+        samples.extend(before_resets(&random_setups(30, seed, steer), 2));
     }
     let mut failures = Vec::new();
     for pos in &samples {

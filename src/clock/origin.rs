@@ -248,33 +248,7 @@ pub(crate) fn origin_status_cached(
     if pos.is_initial() {
         return ChainStatus::Found;
     }
-    // First, a chain of king steps back below any reset predecessor, found on the bitboards
-    // ([`king_steps_back`]): most origins have one, though not always below the first
-    // predecessor (whose unit put back may give the check that only its own move explains).
-    let mut found = false;
-    if (1..=2).contains(&depth) {
-        visit_retractions_cached(pos, Filter::Resets(convention), cache, |r| {
-            let q = &r.predecessor;
-            found = q.is_initial()
-                || (king_steps_back(q, depth).is_some() && reset_predecessor_passes(q));
-            !found
-        });
-    }
-    if found {
-        return ChainStatus::Found;
-    }
-    resets_status(
-        pos,
-        convention,
-        depth,
-        budget,
-        spent,
-        cache,
-        None,
-        false,
-        &mut |_| None,
-    )
-    .0
+    resets_in_one_pass(pos, convention, depth, budget, spent, cache, None).0
 }
 
 /// The search's own check of `pos` as a reset origin: as [`origin_status_cached`], with every
@@ -296,21 +270,26 @@ pub(crate) fn search_origin_status(
     }
     if bookkeeping {
         with_search_history(|history| {
-            resets_in_one_pass(pos, convention, depth, budget, cache, Some(history))
+            resets_in_one_pass(pos, convention, depth, budget, &mut 0, cache, Some(history))
         })
     } else {
-        resets_in_one_pass(pos, convention, depth, budget, cache, None)
+        resets_in_one_pass(pos, convention, depth, budget, &mut 0, cache, None)
     }
 }
 
-/// [`search_origin_status`]'s pass over the resets of `pos`: the bookkeeping first (when
-/// `history` is given: a look-up), then, as in [`origin_status_cached`], a chain of king steps
-/// back found on the bitboards; the other predecessors wait for the costlier chain search.
+/// One pass over the resets of `pos` ([`origin_status_cached`], [`search_origin_status`]):
+/// the bookkeeping first (when `history` is given: a look-up), then a chain of king steps back
+/// found on the bitboards ([`king_steps_back`]: most origins have one, though not always below
+/// the first predecessor, whose unit put back may give the check that only its own move
+/// explains); the other predecessors wait for the costlier chain search (`budget` positions per
+/// reset, counted in `spent`). Returns the status and whether the bookkeeping refuted a
+/// predecessor of a position that is no origin.
 fn resets_in_one_pass(
     pos: &Position,
     convention: Convention,
     depth: u32,
     budget: u64,
+    spent: &mut u64,
     cache: &mut MaterialCache,
     mut history: Option<&mut legality::HistoryCache>,
 ) -> (ChainStatus, bool) {
@@ -342,7 +321,9 @@ fn resets_in_one_pass(
     let mut status = ChainStatus::Dead;
     for q in waiting.iter().filter(|q| reset_predecessor_passes(q)) {
         let mut left = budget;
-        match chain_status(q, depth, &mut left) {
+        let found = chain_status(q, depth, &mut left);
+        *spent += budget - left;
+        match found {
             ChainStatus::Found => return (ChainStatus::Found, false),
             ChainStatus::Unknown => status = ChainStatus::Unknown,
             ChainStatus::Dead => {}
@@ -368,88 +349,73 @@ pub fn origin_status_refuting(
     if pos.is_initial() {
         return (ChainStatus::Found, Vec::new());
     }
-    resets_status(
-        pos,
-        convention,
-        depth,
-        budget,
-        spent,
-        &mut MaterialCache::new(),
-        Some(history),
-        true,
-        seal,
-    )
+    resets_status(pos, convention, depth, budget, spent, history, seal)
 }
 
 /// Looks at every reset retraction of `pos`: `Found` as soon as one leads to the initial array
 /// or to a predecessor that passes the static checks ([`reset_predecessor_passes`]: a unit put
 /// back by an un-capture may stand where no unit can have got, walled off by pawns that never
-/// moved), is not refuted by its history (when `history` is given: the bookkeeping before the
-/// static checks, a cage after them when `cages`) and has a chain `depth`
+/// moved), is not refuted by its history (the bookkeeping before the static checks, a cage
+/// after them) and has a chain `depth`
 /// deep (`budget` positions per reset, counted in `spent`) that `seal` does not refute;
 /// `Unknown` if a budget ran out on one and none was found; `Dead` otherwise. Returns the
 /// refutations by history and by `seal` too.
-#[allow(clippy::too_many_arguments)]
 fn resets_status(
     pos: &Position,
     convention: Convention,
     depth: u32,
     budget: u64,
     spent: &mut u64,
-    cache: &mut MaterialCache,
-    mut history: Option<&mut legality::HistoryCache>,
-    cages: bool,
+    history: &mut legality::HistoryCache,
     seal: &mut dyn FnMut(&Position) -> Option<legality::Refutation>,
 ) -> (ChainStatus, Vec<legality::Refutation>) {
     let mut status = ChainStatus::Dead;
     let mut refutations = Vec::new();
-    visit_retractions_cached(pos, Filter::Resets(convention), cache, |r| {
-        let q = &r.predecessor;
-        let mut left = budget;
-        // The bookkeeping first: a look-up for all but the first predecessor with these pawns
-        // and material, and in a composed diagram it refutes most of them.
-        let found = if q.is_initial() {
-            ChainStatus::Found
-        } else if let Some(refutation) = history
-            .as_deref_mut()
-            .and_then(|h| legality::refute_by_bookkeeping(q, h))
-        {
-            refutations.push(refutation);
-            ChainStatus::Dead
-        } else if !reset_predecessor_passes(q) {
-            ChainStatus::Dead
-        } else if let Some(refutation) = history
-            .as_deref_mut()
-            .filter(|_| cages)
-            .and_then(|h| legality::refute_by_cage(q, h))
-        {
-            refutations.push(refutation);
-            ChainStatus::Dead
-        } else {
-            match chain_status(q, depth, &mut left) {
-                ChainStatus::Dead => ChainStatus::Dead,
-                standing => match seal(q) {
-                    Some(refutation) => {
-                        refutations.push(refutation);
-                        ChainStatus::Dead
-                    }
-                    None => standing,
-                },
+    visit_retractions_cached(
+        pos,
+        Filter::Resets(convention),
+        &mut MaterialCache::new(),
+        |r| {
+            let q = &r.predecessor;
+            let mut left = budget;
+            // The bookkeeping first: a look-up for all but the first predecessor with these pawns
+            // and material, and in a composed diagram it refutes most of them.
+            let found = if q.is_initial() {
+                ChainStatus::Found
+            } else if let Some(refutation) = legality::refute_by_bookkeeping(q, history) {
+                refutations.push(refutation);
+                ChainStatus::Dead
+            } else if !reset_predecessor_passes(q) {
+                ChainStatus::Dead
+            } else if let Some(refutation) = legality::refute_by_cage(q, history) {
+                refutations.push(refutation);
+                ChainStatus::Dead
+            } else {
+                match chain_status(q, depth, &mut left) {
+                    ChainStatus::Dead => ChainStatus::Dead,
+                    standing => match seal(q) {
+                        Some(refutation) => {
+                            refutations.push(refutation);
+                            ChainStatus::Dead
+                        }
+                        None => standing,
+                    },
+                }
+            };
+            *spent += budget - left;
+            match found {
+                ChainStatus::Found => {
+                    status = ChainStatus::Found;
+                    false
+                }
+                ChainStatus::Unknown => {
+                    status = ChainStatus::Unknown;
+                    true
+                }
+                ChainStatus::Dead => true,
             }
-        };
-        *spent += budget - left;
-        match found {
-            ChainStatus::Found => {
-                status = ChainStatus::Found;
-                false
-            }
-            ChainStatus::Unknown => {
-                status = ChainStatus::Unknown;
-                true
-            }
-            ChainStatus::Dead => true,
-        }
-    });
+        },
+    );
     (status, refutations)
 }
 
