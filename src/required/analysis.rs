@@ -14,7 +14,7 @@ use super::{
         role_bit, side_index, state, state_role, state_square,
     },
     matching::{INF, MAX, Matching, NONE},
-    pairs::{Pair, narrow_by_joint_play, pairs},
+    pairs::{JointCache, Pair, narrow_by_joint_play, pairs},
 };
 
 /// A claim of joint play: units `units` with fates `fates` (targets or own goals) make at
@@ -185,6 +185,7 @@ pub fn analyse_single(problem: &Problem) -> Result<Analysis, Impossible> {
 /// [`analyse`], with or without joint play.
 fn analyse_with(problem: &Problem, joint: bool) -> Result<Analysis, Impossible> {
     let mut a = setup(problem)?;
+    let mut cache = JointCache::default();
     let mut rounds = 0;
     loop {
         rounds += 1;
@@ -206,7 +207,7 @@ fn analyse_with(problem: &Problem, joint: bool) -> Result<Analysis, Impossible> 
         // count in the side's bound and narrow the others' allowances; then everything again.
         let mut grown = false;
         for color in Color::ALL {
-            let p = pairs(&a, color);
+            let p = pairs(&a, color, &mut cache);
             let chosen = start_claims(&a, &p);
             if claims_surplus(&a, &chosen) > claims_surplus(&a, &a.extra[color]) {
                 a.extra[color] = chosen;
@@ -215,13 +216,13 @@ fn analyse_with(problem: &Problem, joint: bool) -> Result<Analysis, Impossible> 
         }
         // Joint play of units that obstruct each other (of one side or both) narrows their
         // routes to the moves some joint route within their joint allowance uses.
-        let narrowed = narrow_by_joint_play(&mut a, &joint_allowance);
+        let narrowed = narrow_by_joint_play(&mut a, &joint_allowance, &mut cache);
         if !grown && !narrowed {
             break;
         }
     }
     for color in Color::ALL {
-        a.pairs[color] = pairs(&a, color);
+        a.pairs[color] = pairs(&a, color, &mut cache);
     }
     report(&mut a)?;
     Ok(a)

@@ -335,7 +335,7 @@ struct Joint {
     /// Fewest joint moves to both fates (castling of a king and rook pair not included).
     dist: Vec<u8>,
     /// For each unit, the fewest moves *it* makes on the way to both fates (the other one's
-    /// moves free).
+    /// moves free); empty when not asked for (see [`joint`]).
     own: [Vec<u8>; 2],
     /// A king and its castling rook: the side.
     castle_side: Option<CastlingSide>,
@@ -485,8 +485,10 @@ fn relax(
 }
 
 /// The joint play of units `i` and `j` towards the fates `combos` (pairs of tables), or `None`
-/// when their routes do not meet or the table would be too large.
-fn joint(a: &Analysis, i: usize, j: usize, combos: &[[usize; 2]]) -> Option<Joint> {
+/// when their routes do not meet or the table would be too large. `with_own`: whether each
+/// unit's own moves on the joint routes are wanted too (two more tables, read only by
+/// [`raise_by_joint`]).
+fn joint(a: &Analysis, i: usize, j: usize, combos: &[[usize; 2]], with_own: bool) -> Option<Joint> {
     let ti: Vec<usize> = combos.iter().map(|c| c[0]).collect();
     let tj: Vec<usize> = combos.iter().map(|c| c[1]).collect();
     let si = live_states(a, i, &ti);
@@ -610,7 +612,11 @@ fn joint(a: &Analysis, i: usize, j: usize, combos: &[[usize; 2]]) -> Option<Join
         dist
     };
     let dist = backward([1, 1]);
-    let own = [backward([1, 0]), backward([0, 1])];
+    let own = if with_own {
+        [backward([1, 0]), backward([0, 1])]
+    } else {
+        [Vec::new(), Vec::new()]
+    };
     Some(Joint {
         units: [i, j],
         combos: combos.to_vec(),
@@ -758,9 +764,91 @@ fn narrow_joint(a: &mut Analysis, j: &Joint, allow: u32) -> bool {
     changed
 }
 
+/// What the joint play of two units reads of one of them: its graph, its fewest moves from the
+/// start, and the distance tables of the fates the pair is computed for. Two computations from
+/// equal inputs give equal tables, so [`JointCache`] compares these exactly (no hashing).
+#[derive(Clone, Debug)]
+struct UnitInputs {
+    edges: Box<[Bitboard; STATES]>,
+    castles: [bool; 2],
+    roles: super::graph::Roles,
+    start: usize,
+    from: Box<[u8; STATES]>,
+    tables: Vec<usize>,
+    moves: Vec<Box<[u8; STATES]>>,
+}
+
+impl UnitInputs {
+    fn of(a: &Analysis, i: usize, tables: &[usize]) -> UnitInputs {
+        let d = &a.units[i];
+        UnitInputs {
+            edges: d.graph.edges.clone(),
+            castles: d.graph.castles,
+            roles: d.graph.roles,
+            start: d.graph.start,
+            from: d.from.clone(),
+            tables: tables.to_vec(),
+            moves: tables.iter().map(|&t| d.tables[t].moves.clone()).collect(),
+        }
+    }
+
+    /// Whether unit `i` of `a`, for the fates `tables`, still has these inputs.
+    fn matches(&self, a: &Analysis, i: usize, tables: &[usize]) -> bool {
+        let d = &a.units[i];
+        self.start == d.graph.start
+            && self.castles == d.graph.castles
+            && self.roles == d.graph.roles
+            && self.tables == tables
+            && self
+                .moves
+                .iter()
+                .zip(tables)
+                .all(|(m, &t)| **m == *d.tables[t].moves)
+            && *self.from == *d.from
+            && *self.edges == *d.graph.edges
+    }
+}
+
+/// The inputs of both units of a pair, for its fates `combos`.
+#[derive(Clone, Debug)]
+struct PairInputs([UnitInputs; 2]);
+
+impl PairInputs {
+    fn of(a: &Analysis, i: usize, j: usize, combos: &[[usize; 2]]) -> PairInputs {
+        let (ti, tj) = fate_tables(combos);
+        PairInputs([UnitInputs::of(a, i, &ti), UnitInputs::of(a, j, &tj)])
+    }
+
+    fn matches(&self, a: &Analysis, i: usize, j: usize, combos: &[[usize; 2]]) -> bool {
+        let (ti, tj) = fate_tables(combos);
+        self.0[0].matches(a, i, &ti) && self.0[1].matches(a, j, &tj)
+    }
+}
+
+/// Each unit's tables in `combos`.
+fn fate_tables(combos: &[[usize; 2]]) -> (Vec<usize>, Vec<usize>) {
+    (
+        combos.iter().map(|c| c[0]).collect(),
+        combos.iter().map(|c| c[1]).collect(),
+    )
+}
+
+/// Joint play computed in earlier rounds of the analysis, by pair of units: the analysis
+/// repeats its deductions until nothing changes, and most pairs' units are unchanged from one
+/// round to the next. An entry is used only when both units' inputs are equal to those it was
+/// computed from.
+#[derive(Default)]
+pub(crate) struct JointCache {
+    /// The pair table (or that there is none) of [`pairs`], with its inputs.
+    tables: std::collections::HashMap<(usize, usize), (PairInputs, Option<Pair>)>,
+    /// Pairs whose narrowing by [`narrow_by_joint_play`] changed nothing, with the inputs and
+    /// allowance it had: the same inputs and allowance would change nothing again.
+    settled: std::collections::HashMap<(usize, usize), (PairInputs, u32)>,
+}
+
 /// The pair tables of `color`'s units whose fates are known together (see [`combos`]), whose
 /// routes meet and who obstruct each other somewhere (a positive surplus).
-pub(crate) fn pairs(a: &Analysis, color: Color) -> Vec<Pair> {
+pub(crate) fn pairs(a: &Analysis, color: Color, cache: &mut JointCache) -> Vec<Pair> {
     let units: Vec<usize> = a.columns[color]
         .iter()
         .copied()
@@ -773,12 +861,18 @@ pub(crate) fn pairs(a: &Analysis, color: Color) -> Vec<Pair> {
                 continue;
             };
             let tables: Vec<[usize; 2]> = c.iter().map(|x| x.1).collect();
-            if let Some(jp) = joint(a, i, j, &tables) {
-                let pair = pair_of(a, jp);
-                if pair.obstructs(a) {
-                    out.push(pair);
+            let pair = match cache.tables.get(&(i, j)) {
+                Some((inputs, pair)) if inputs.matches(a, i, j, &tables) => pair.clone(),
+                _ => {
+                    let pair = joint(a, i, j, &tables, false)
+                        .map(|jp| pair_of(a, jp))
+                        .filter(|pair| pair.obstructs(a));
+                    let inputs = PairInputs::of(a, i, j, &tables);
+                    cache.tables.insert((i, j), (inputs, pair.clone()));
+                    pair
                 }
-            }
+            };
+            out.extend(pair);
         }
     }
     out
@@ -790,6 +884,7 @@ pub(crate) fn pairs(a: &Analysis, color: Color) -> Vec<Pair> {
 pub(crate) fn narrow_by_joint_play(
     a: &mut Analysis,
     allowance: &dyn Fn(&Analysis, usize, usize) -> Option<u32>,
+    cache: &mut JointCache,
 ) -> bool {
     let units: Vec<usize> = (0..a.units.len())
         .filter(|&i| fates(a, i).is_some())
@@ -804,10 +899,24 @@ pub(crate) fn narrow_by_joint_play(
                 continue;
             };
             let tables: Vec<[usize; 2]> = c.iter().map(|x| x.1).collect();
+            if let Some((inputs, allowed)) = cache.settled.get(&(i, j))
+                && *allowed == allow
+                && inputs.matches(a, i, j, &tables)
+            {
+                continue;
+            }
             // Tables may have been narrowed by an earlier pair: distances only grew.
-            if let Some(jp) = joint(a, i, j, &tables) {
-                changed |= narrow_joint(a, &jp, allow);
-                changed |= raise_by_joint(a, &jp);
+            let mut narrowed = false;
+            if let Some(jp) = joint(a, i, j, &tables, true) {
+                narrowed |= narrow_joint(a, &jp, allow);
+                narrowed |= raise_by_joint(a, &jp);
+            }
+            if narrowed {
+                changed = true;
+                cache.settled.remove(&(i, j));
+            } else {
+                let inputs = PairInputs::of(a, i, j, &tables);
+                cache.settled.insert((i, j), (inputs, allow));
             }
         }
     }
