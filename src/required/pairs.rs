@@ -775,7 +775,7 @@ struct UnitInputs {
     start: usize,
     from: Box<[u8; STATES]>,
     tables: Vec<usize>,
-    moves: Vec<Box<[u8; STATES]>>,
+    moves: Vec<[u8; STATES]>,
 }
 
 impl UnitInputs {
@@ -788,7 +788,7 @@ impl UnitInputs {
             start: d.graph.start,
             from: d.from.clone(),
             tables: tables.to_vec(),
-            moves: tables.iter().map(|&t| d.tables[t].moves.clone()).collect(),
+            moves: tables.iter().map(|&t| *d.tables[t].moves).collect(),
         }
     }
 
@@ -803,7 +803,7 @@ impl UnitInputs {
                 .moves
                 .iter()
                 .zip(tables)
-                .all(|(m, &t)| **m == *d.tables[t].moves)
+                .all(|(m, &t)| *m == *d.tables[t].moves)
             && *self.from == *d.from
             && *self.edges == *d.graph.edges
     }
