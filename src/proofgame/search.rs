@@ -130,6 +130,27 @@ pub(crate) struct Searcher<'a> {
     detours: RefCell<FastMap<(u64, u32), u8>>,
 }
 
+/// Which table [`Searcher::step`] looks the position after the move up in.
+#[derive(Clone, Copy)]
+enum Probe {
+    /// None: the node is built.
+    Nothing,
+    /// The counts of [`Searcher::count`].
+    Counts,
+    /// The dead positions of [`Searcher::find`] (a known one counts 0).
+    Dead,
+}
+
+/// What [`Searcher::step`] gives for a move that is not pruned. (Boxing the node would cost an
+/// allocation per child; the value lives on the stack for one call.)
+#[allow(clippy::large_enum_variant)]
+enum Step {
+    /// The node after the move, with its key when it was looked up and not found.
+    Node(Node, Option<Key>),
+    /// The number of continuations from the position after the move, found in a table.
+    Known(u64),
+}
+
 /// A position reached by the search: the units' identities and both sides' assignments.
 ///
 /// A child shares the assignment of the side that did not move (and lost nothing) with its
@@ -429,7 +450,21 @@ impl<'a> Searcher<'a> {
         col
     }
 
+    /// The node after `m` from `node` with `rem` plies left then, or `None` when the search
+    /// prunes it (no game from the initial array through it reaches the target).
     pub(crate) fn child(&self, node: &Node, m: Move, rem: u32) -> Option<Node> {
+        match self.step(node, m, rem, Probe::Nothing)? {
+            Step::Node(child, _) => Some(child),
+            Step::Known(_) => None,
+        }
+    }
+
+    /// [`Searcher::child`], with a look-up of the position after the move in one of the search's
+    /// tables as soon as it is played, before the costlier bounds: a position whose count (or
+    /// whose deadness) is known needs no node. The look-up may answer for a child the bounds
+    /// would prune: its count is then 0, as a pruned node has no continuation that reaches the
+    /// target (and the count of a position is the same whatever identities its history gave).
+    fn step(&self, node: &Node, m: Move, rem: u32, probe: Probe) -> Option<Step> {
         let a = self.analysis;
         let mover = node.pos.turn();
         let opp = !mover;
@@ -538,6 +573,19 @@ impl<'a> Searcher<'a> {
         pos.play_unchecked(m);
         if !self.castling_ok(&pos) {
             return None;
+        }
+        let mut probed = None;
+        if rem >= 2 && !matches!(probe, Probe::Nothing) {
+            let key = Self::key(&pos, rem);
+            let known = match probe {
+                Probe::Nothing => None,
+                Probe::Counts => self.tt.get(&key).copied(),
+                Probe::Dead => self.dead.contains(&key).then_some(0),
+            };
+            if let Some(count) = known {
+                return Some(Step::Known(count));
+            }
+            probed = Some(key);
         }
         let mut ids = node.ids;
         let mut squares = node.squares;
@@ -719,7 +767,7 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
-        Some(next)
+        Some(Step::Node(next, probed))
     }
 
     /// Sums `color`'s detours into `node.detours` and checks that they fit in its moves to
@@ -1059,18 +1107,30 @@ impl<'a> Searcher<'a> {
     /// Number of games of exactly `rem` plies from `node` reaching the target
     /// (a lower bound once `aborted` is set). `node` must be viable.
     pub(crate) fn count(&mut self, node: &Node, rem: u32) -> u64 {
+        self.count_looked_up(node, rem, None)
+    }
+
+    /// [`Searcher::count`]; `looked_up`: the node's key, when it was just looked up in the table
+    /// and not found.
+    fn count_looked_up(&mut self, node: &Node, rem: u32, looked_up: Option<Key>) -> u64 {
         if rem == 0 {
             return u64::from(self.is_goal(&node.pos));
         }
-        let key = (rem >= 2).then(|| Self::key(&node.pos, rem));
-        if let Some(k) = key {
-            if let Some(&c) = self.tt.get(&k) {
-                return c;
+        let key = match looked_up {
+            Some(k) => Some(k),
+            None => {
+                let key = (rem >= 2).then(|| Self::key(&node.pos, rem));
+                if let Some(k) = key {
+                    if let Some(&c) = self.tt.get(&k) {
+                        return c;
+                    }
+                    if self.tt_only {
+                        return 0;
+                    }
+                }
+                key
             }
-            if self.tt_only {
-                return 0;
-            }
-        }
+        };
         if !self.tt_only && !self.charge() {
             return 0;
         }
@@ -1098,10 +1158,17 @@ impl<'a> Searcher<'a> {
             return total;
         }
         for &m in &node.pos.legal_moves() {
-            let Some(child) = self.child(node, m, rem - 1) else {
-                continue;
+            let probe = if self.tt_only {
+                Probe::Nothing
+            } else {
+                Probe::Counts
             };
-            total = total.saturating_add(self.count(&child, rem - 1));
+            let n = match self.step(node, m, rem - 1, probe) {
+                None => continue,
+                Some(Step::Known(n)) => n,
+                Some(Step::Node(child, key)) => self.count_looked_up(&child, rem - 1, key),
+            };
+            total = total.saturating_add(n);
             if self.aborted {
                 return total;
             }
@@ -1167,7 +1234,7 @@ impl<'a> Searcher<'a> {
             return false;
         }
         for &m in &node.pos.legal_moves() {
-            let Some(child) = self.child(node, m, rem - 1) else {
+            let Some(Step::Node(child, _)) = self.step(node, m, rem - 1, Probe::Dead) else {
                 continue;
             };
             path.push(m);
