@@ -23,7 +23,7 @@ use super::{Budget, Target};
 use crate::fast_hash::FastMap;
 use crate::required::{
     analysis::{Analysis, SlotKind},
-    graph::{FAR, STATES, path, role_bit, state, state_role, state_square},
+    graph::{FAR, Graph, STATES, path, role_bit, state, state_role, state_square},
     matching::MAX,
     tracker::{Place, SideTrack},
 };
@@ -128,6 +128,10 @@ pub(crate) struct Searcher<'a> {
     /// Detours of units around obstacles, by (the
     /// obstacles, `unit * STATES + state`): see [`Searcher::detour`].
     detours: RefCell<FastMap<(u64, u32), u8>>,
+    /// For each unit and each of its distance tables, the extra moves from each state that
+    /// change the parity of its route to the table's goals ([`Graph::parity_flips`]); empty for
+    /// fixed units.
+    flips: Vec<Vec<[u8; STATES]>>,
 }
 
 /// Which table [`Searcher::step`] looks the position after the move up in.
@@ -275,6 +279,20 @@ impl<'a> Searcher<'a> {
                 forced_units |= 1 << unit;
             }
         }
+        let flips = analysis
+            .units
+            .iter()
+            .map(|d| {
+                if d.fixed {
+                    return Vec::new();
+                }
+                let rev = d.graph.reverse();
+                d.tables
+                    .iter()
+                    .map(|t| *Graph::parity_flips(&rev, &t.goals, &t.moves))
+                    .collect()
+            })
+            .collect();
         let mut color_units = [0u64; 2];
         for (unit, u) in analysis.problem().units.iter().enumerate() {
             color_units[ci(u.piece.color)] |= 1 << unit;
@@ -286,6 +304,7 @@ impl<'a> Searcher<'a> {
             forced,
             forced_units,
             detours: RefCell::default(),
+            flips,
             analysis,
             target,
             start_unit,
@@ -767,7 +786,70 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
+        for color in [mover, opp] {
+            let left = moves_left(color, opp, rem);
+            let spare = left - next.st[ci(color)].value() - next.surplus[ci(color)] as i32;
+            // (With an even `spare` the parities add up whenever the bound is the sum of the
+            // units' distances; the check is left to the odd case, where it may fail.)
+            if spare % 2 == 1 && !self.parity_fits(&next, color, left, spare) {
+                return None;
+            }
+        }
         Some(Step::Node(next, probed))
+    }
+
+    /// Whether `color`'s moves can add up to the `left` it has: every ply of a side is one move
+    /// of one of its units (castling, the king's), so the units' moves sum to `left`. A unit
+    /// whose every route to each fate it may take has one parity (a knight's to one square, a
+    /// pawn's with no double step to choose), the same for all its fates, adds that parity
+    /// whatever it does; a unit that may change it within `spare` extra moves (`spare` at least
+    /// the side's moves beyond its least need), or may still castle, could make up any
+    /// difference. When every unit is of the first kind, their parities must add up to that of
+    /// `left`.
+    fn parity_fits(&self, node: &Node, color: Color, left: i32, spare: i32) -> bool {
+        let a = self.analysis;
+        let board = node.pos.board();
+        let mut sum = 0u32;
+        let mut bits = self.color_units[ci(color)];
+        while bits != 0 {
+            let u = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let sq = Square::new(u32::from(node.squares[u]));
+            if usize::from(node.ids[sq.to_usize()]) != u {
+                continue; // captured: no more moves
+            }
+            let d = &a.units[u];
+            if d.fixed {
+                continue;
+            }
+            let Some(role) = board.role_at(sq) else {
+                return true;
+            };
+            let s = state(role, sq);
+            if a.castles_from(u, s) {
+                return true;
+            }
+            let mut parities = 0u8;
+            for (k, &t) in d.slot_table.iter().enumerate() {
+                let Some(t) = t.filter(|_| d.feasible[k]) else {
+                    continue;
+                };
+                let m = d.tables[t].moves[s];
+                if m == FAR {
+                    continue;
+                }
+                if i32::from(self.flips[u][t][s]) <= spare {
+                    return true;
+                }
+                parities |= 1 << (m % 2);
+            }
+            match parities {
+                1 => {}
+                2 => sum += 1,
+                _ => return true,
+            }
+        }
+        (sum % 2) as i32 == left.rem_euclid(2)
     }
 
     /// Sums `color`'s detours into `node.detours` and checks that they fit in its moves to

@@ -376,6 +376,54 @@ impl Graph {
         dist
     }
 
+    /// For every state, the fewest moves beyond `moves` (the fewest to one of `goals`, from
+    /// [`Graph::moves_to`]) of a route to the goals of the other parity, on the reverse graph
+    /// `rev`: a unit that may take such a route can change the parity of the moves it makes;
+    /// `FAR` where no route of the other parity exists (a knight's routes to one square all
+    /// have one parity, so have a pawn's without a double step to choose).
+    pub(crate) fn parity_flips(
+        rev: &[Vec<u16>],
+        goals: &States,
+        moves: &[u8; STATES],
+    ) -> Box<[u8; STATES]> {
+        // Fewest moves to the goals by the parity of the route: `2 * state + parity`.
+        let mut dist = vec![FAR; 2 * STATES];
+        let mut queue: Vec<usize> = Vec::with_capacity(2 * STATES);
+        for (i, bb) in goals.0.iter().enumerate() {
+            for sq in *bb {
+                let s = i * 64 + sq.to_usize();
+                dist[2 * s] = 0;
+                queue.push(2 * s);
+            }
+        }
+        let mut head = 0;
+        while head < queue.len() {
+            let t = queue[head];
+            head += 1;
+            let d = dist[t].saturating_add(1);
+            let parity = 1 - t % 2;
+            for &s in &rev[t / 2] {
+                let at = 2 * usize::from(s) + parity;
+                if dist[at] == FAR && d < FAR {
+                    dist[at] = d;
+                    queue.push(at);
+                }
+            }
+        }
+        let mut flips = Box::new([FAR; STATES]);
+        for (s, flip) in flips.iter_mut().enumerate() {
+            let m = moves[s];
+            if m == FAR {
+                continue;
+            }
+            let other = dist[2 * s + 1 - usize::from(m % 2)];
+            if other != FAR {
+                *flip = other - m;
+            }
+        }
+        flips
+    }
+
     /// Fewest captures from every state to one of `goals`, on the reverse graph `rev`.
     pub(crate) fn captures_to(rev: &[Vec<u16>], goals: &States) -> Box<[u8; STATES]> {
         let mut caps = Box::new([FAR; STATES]);
