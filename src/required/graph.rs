@@ -518,6 +518,37 @@ mod tests {
     }
 
     #[test]
+    fn parity_flips_of_knight_rook_and_pawn() {
+        let flips = |role: Role, from: Square, to: Square| {
+            let g = Graph::new(
+                Color::White,
+                role,
+                from,
+                role_bit(role)
+                    | if role == Role::Pawn {
+                        PROMOTION_ROLES
+                    } else {
+                        0
+                    },
+                Bitboard::EMPTY,
+                [false; 2],
+            );
+            let rev = g.reverse();
+            let goals = States::on(role_bit(role), Bitboard::from_square(to));
+            let moves = Graph::moves_to(&rev, &goals);
+            Graph::parity_flips(&rev, &goals, &moves)[state(role, from)]
+        };
+        // A knight's routes between two squares all have one parity.
+        assert_eq!(flips(Role::Knight, Square::B1, Square::E4), FAR);
+        // A rook goes a1-a5 in one move or in two (a1-a3-a5).
+        assert_eq!(flips(Role::Rook, Square::A1, Square::A5), 1);
+        // A pawn on its start square chooses between the double step and two single steps;
+        // once off it, its route has one length.
+        assert_eq!(flips(Role::Pawn, Square::E2, Square::E4), 1);
+        assert_eq!(flips(Role::Pawn, Square::E3, Square::E5), FAR);
+    }
+
+    #[test]
     fn pawn_routes_and_promotion() {
         let g = Graph::new(
             Color::White,
