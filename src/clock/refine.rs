@@ -98,24 +98,38 @@ impl Refinement {
 
     /// Counts `x` in its rule's group, and keeps it if it is among the nearest.
     fn record(&mut self, x: Refuted) {
-        self.refuted_count += 1;
-        match self.groups.iter_mut().find(|g| g.rule == x.rule) {
-            Some(g) => {
-                g.count += 1;
-                g.distances.0 = g.distances.0.min(x.distance);
-                g.distances.1 = g.distances.1.max(x.distance);
-                g.max_depth = g.max_depth.max(x.depth);
-            }
-            None => self.groups.push(RuleGroup {
-                rule: x.rule,
-                count: 1,
-                distances: (x.distance, x.distance),
-                max_depth: x.depth,
-                example: x.reasons.first().map(Refutation::to_string),
-            }),
-        }
+        self.count(x.rule, x.distance, x.depth, || {
+            x.reasons.first().map(Refutation::to_string)
+        });
         if self.refuted.len() < REFUTED_KEPT {
             self.refuted.push(x);
+        }
+    }
+
+    /// Counts a candidate refuted by `rule` at clock `distance` with a chain `depth` deep in the
+    /// rule's group (`example`: the group's example reason, asked for when the group is new).
+    fn count(
+        &mut self,
+        rule: &'static str,
+        distance: u32,
+        depth: u32,
+        example: impl FnOnce() -> Option<String>,
+    ) {
+        self.refuted_count += 1;
+        match self.groups.iter_mut().find(|g| g.rule == rule) {
+            Some(g) => {
+                g.count += 1;
+                g.distances.0 = g.distances.0.min(distance);
+                g.distances.1 = g.distances.1.max(distance);
+                g.max_depth = g.max_depth.max(depth);
+            }
+            None => self.groups.push(RuleGroup {
+                rule,
+                count: 1,
+                distances: (distance, distance),
+                max_depth: depth,
+                example: example(),
+            }),
         }
     }
 }
@@ -161,22 +175,14 @@ fn count_booked(graph: &Graph, budget: &Budget, out: &mut Refinement) {
         .find(|&i| graph.is_origin(i))
         .map_or(u32::MAX, |i| graph.dist(i));
     let mut kept = Vec::new();
-    let mut group: Option<RuleGroup> = None;
     for i in graph.booked.iter() {
         let distance = graph.dist(i);
         if distance > stop {
             break; // positions come in breadth-first order
         }
-        out.refuted_count += 1;
-        let g = group.get_or_insert_with(|| RuleGroup {
-            rule: "bookkeeping",
-            count: 0,
-            distances: (distance, distance),
-            max_depth: budget.chain_depth,
-            example: Some(Refutation::Bookkeeping.to_string()),
+        out.count("bookkeeping", distance, budget.chain_depth, || {
+            Some(Refutation::Bookkeeping.to_string())
         });
-        g.count += 1;
-        g.distances.1 = distance;
         if kept.len() < REFUTED_KEPT {
             kept.push(Refuted {
                 distance,
@@ -185,21 +191,6 @@ fn count_booked(graph: &Graph, budget: &Budget, out: &mut Refinement) {
                 rule: "bookkeeping",
             });
         }
-    }
-    let Some(g) = group else {
-        return;
-    };
-    match out.groups.iter_mut().find(|x| x.rule == g.rule) {
-        Some(x) => {
-            x.count += g.count;
-            x.distances.0 = x.distances.0.min(g.distances.0);
-            x.distances.1 = x.distances.1.max(g.distances.1);
-            x.max_depth = x.max_depth.max(g.max_depth);
-            if x.distances.0 == g.distances.0 {
-                x.example = g.example;
-            }
-        }
-        None => out.groups.push(g),
     }
     out.refuted.extend(kept);
     out.refuted.sort_by_key(|x| x.distance);

@@ -137,8 +137,6 @@ pub(crate) struct Searcher<'a> {
 /// Which table [`Searcher::step`] looks the position after the move up in.
 #[derive(Clone, Copy)]
 enum Probe {
-    /// None: the node is built.
-    Nothing,
     /// The counts of [`Searcher::count`].
     Counts,
     /// The dead positions of [`Searcher::find`] (a known one counts 0).
@@ -472,7 +470,7 @@ impl<'a> Searcher<'a> {
     /// The node after `m` from `node` with `rem` plies left then, or `None` when the search
     /// prunes it (no game from the initial array through it reaches the target).
     pub(crate) fn child(&self, node: &Node, m: Move, rem: u32) -> Option<Node> {
-        match self.step(node, m, rem, Probe::Nothing)? {
+        match self.step(node, m, rem, None)? {
             Step::Node(child, _) => Some(child),
             Step::Known(_) => None,
         }
@@ -483,7 +481,7 @@ impl<'a> Searcher<'a> {
     /// whose deadness) is known needs no node. The look-up may answer for a child the bounds
     /// would prune: its count is then 0, as a pruned node has no continuation that reaches the
     /// target (and the count of a position is the same whatever identities its history gave).
-    fn step(&self, node: &Node, m: Move, rem: u32, probe: Probe) -> Option<Step> {
+    fn step(&self, node: &Node, m: Move, rem: u32, probe: Option<Probe>) -> Option<Step> {
         let a = self.analysis;
         let mover = node.pos.turn();
         let opp = !mover;
@@ -594,10 +592,9 @@ impl<'a> Searcher<'a> {
             return None;
         }
         let mut probed = None;
-        if rem >= 2 && !matches!(probe, Probe::Nothing) {
+        if let Some(probe) = probe.filter(|_| rem >= 2) {
             let key = Self::key(&pos, rem);
             let known = match probe {
-                Probe::Nothing => None,
                 Probe::Counts => self.tt.get(&key).copied(),
                 Probe::Dead => self.dead.contains(&key).then_some(0),
             };
@@ -1240,11 +1237,7 @@ impl<'a> Searcher<'a> {
             return total;
         }
         for &m in &node.pos.legal_moves() {
-            let probe = if self.tt_only {
-                Probe::Nothing
-            } else {
-                Probe::Counts
-            };
+            let probe = (!self.tt_only).then_some(Probe::Counts);
             let n = match self.step(node, m, rem - 1, probe) {
                 None => continue,
                 Some(Step::Known(n)) => n,
@@ -1316,7 +1309,7 @@ impl<'a> Searcher<'a> {
             return false;
         }
         for &m in &node.pos.legal_moves() {
-            let Some(Step::Node(child, _)) = self.step(node, m, rem - 1, Probe::Dead) else {
+            let Some(Step::Node(child, _)) = self.step(node, m, rem - 1, Some(Probe::Dead)) else {
                 continue;
             };
             path.push(m);
